@@ -1,0 +1,33 @@
+# Two commands on a fresh machine: `make run` and `make test`. Each creates .venv when missing (idempotent).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+STAMP := $(VENV)/.installed
+DATA ?= corpora/restaurant
+SEED ?= 0
+
+.PHONY: setup run test lint benchmark clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Python 3.11 needed, found {sys.version}"'
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --ignore-requires-python -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+# Generate the restaurant corpus (tasks 1-5) if missing, validate it, print Table 1.
+# The TFX pipeline stage joins this target with the pipeline issue.
+run: setup
+	@test -f $(DATA)/dialog-babi-candidates.txt || $(VENV)/bin/dialog generate restaurant --out $(DATA) --seed $(SEED)
+	$(VENV)/bin/dialog validate $(DATA)
+	$(VENV)/bin/dialog stats $(DATA)
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest -q
+
+benchmark: setup
+	$(VENV)/bin/python benchmarks/generation_throughput.py
+
+clean:
+	rm -rf $(VENV) corpora

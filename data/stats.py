@@ -1,0 +1,153 @@
+"""Table 1 of Bordes et al. (2017) for any corpus directory in the dialog-bAbI layout.
+
+Per dialog, averaged over all splits of a task: user utterances (``<SILENCE>`` and empty ones not counted), bot
+utterances (every turn has one), API outputs (KB result lines) and their sum. Vocabulary: distinct
+whitespace-separated tokens over a candidate set's dialog files and the candidates (line IDs excluded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from data import babi_format
+from data.corpus import Dialog, Turn, is_silence
+from data.layout import TaskFiles, discover
+
+# Table 1 of the paper; tasks 1-5 share one vocabulary and candidate set.
+PAPER_TABLE1: dict[str, dict[str, Any]] = {
+    "1": {"utterances": 12, "user_utterances": 5, "bot_utterances": 7, "api_outputs": 0},
+    "2": {"utterances": 17, "user_utterances": 7, "bot_utterances": 10, "api_outputs": 0},
+    "3": {"utterances": 43, "user_utterances": 7, "bot_utterances": 10, "api_outputs": 23},
+    "4": {"utterances": 15, "user_utterances": 4, "bot_utterances": 4, "api_outputs": 7},
+    "5": {"utterances": 55, "user_utterances": 13, "bot_utterances": 18, "api_outputs": 24},
+    "6": {"utterances": 54, "user_utterances": 6, "bot_utterances": 8, "api_outputs": 40},
+}
+# The public release's own figures (dialogs counted over all its splits), given for calibration: the paper's
+# Table 1 counts differ slightly from what its files hold.
+RELEASE_TABLE1: dict[str, dict[str, float]] = {
+    "1": {"user_utterances": 4.0, "bot_utterances": 6.0, "api_outputs": 0.0},
+    "2": {"user_utterances": 6.5, "bot_utterances": 9.5, "api_outputs": 0.0},
+    "3": {"user_utterances": 6.4, "bot_utterances": 9.9, "api_outputs": 24.0},
+    "4": {"user_utterances": 3.5, "bot_utterances": 3.5, "api_outputs": 7.0},
+    "5": {"user_utterances": 12.9, "bot_utterances": 18.4, "api_outputs": 23.7},
+}
+PAPER_VOCABULARY = {"1-5": 3747, "6": 1229}
+PAPER_CANDIDATES = {"1-5": 4212, "6": 2406}
+PAPER_DIALOGS = {"1-5": {"trn": 1000, "dev": 1000, "tst": 1000, "tst-OOV": 1000},
+                 "6": {"trn": 1618, "dev": 500, "tst": 1117}}
+
+
+@dataclass
+class TaskCounts:
+    dialogs: dict[str, int] = field(default_factory=dict)
+    user: int = 0
+    bot: int = 0
+    api: int = 0
+
+    def add(self, dialog: Dialog) -> None:
+        turns = dialog.turns
+        self.user += sum(not is_silence(turn.user) for turn in turns)
+        self.bot += len(turns)
+        self.api += len(dialog.kb_results)
+
+    def as_json(self) -> dict[str, Any]:
+        n = sum(self.dialogs.values()) or 1
+        return {
+            "utterances": round((self.user + self.bot + self.api) / n, 2),
+            "user_utterances": round(self.user / n, 2),
+            "bot_utterances": round(self.bot / n, 2),
+            "api_outputs": round(self.api / n, 2),
+            "dialogs": dict(self.dialogs),
+        }
+
+
+def dialog_tokens(dialog: Dialog) -> set[str]:
+    tokens: set[str] = set()
+    for line in dialog.lines:
+        text = f"{line.user} {line.bot}" if isinstance(line, Turn) else line.text
+        tokens.update(text.split())
+    return tokens
+
+
+def corpus_stats(directory: str | Path) -> dict[str, Any]:
+    """Table 1 as a JSON-ready dict: per-task averages and dialog counts, vocabulary and candidate-set sizes.
+
+    ``vocabulary_size`` and ``candidates`` describe the shared candidate set of tasks 1-5 when present (else the
+    first candidate set found); ``candidate_sets`` lists every candidate set with its tasks.
+    """
+    tasks = discover(directory)
+    if not tasks:
+        raise ValueError(f"{directory}: no dialog-babi-task*-*.txt files")
+    result: dict[str, Any] = {"tasks": {}, "candidate_sets": {}}
+    groups: dict[str, dict[str, Any]] = {}
+    for task, files in tasks.items():
+        counts = TaskCounts()
+        group_key = files.candidates.name if files.candidates else f"{files.label} (no candidates file)"
+        group = groups.setdefault(group_key, {"tasks": [], "tokens": set(), "candidates": None, "files": files})
+        group["tasks"].append(task)
+        for split, path in files.splits.items():
+            dialog_file = babi_format.read_dialogs(path)
+            counts.dialogs[split] = len(dialog_file)
+            for dialog in dialog_file:
+                counts.add(dialog)
+                group["tokens"].update(dialog_tokens(dialog))
+        result["tasks"][str(task)] = {"name": files.name, **counts.as_json()}
+    for key, group in groups.items():
+        files: TaskFiles = group["files"]
+        candidates = babi_format.read_candidates(files.candidates).candidates if files.candidates else []
+        for text in candidates:
+            group["tokens"].update(text.split())
+        entry = {"tasks": group["tasks"], "vocabulary_size": len(group["tokens"]), "candidates": len(candidates)}
+        result["candidate_sets"][key] = entry
+        for task in group["tasks"]:
+            result["tasks"][str(task)].update(vocabulary_size=entry["vocabulary_size"], candidates=len(candidates))
+    first = next(iter(result["candidate_sets"].values()))
+    main = next((entry for entry in result["candidate_sets"].values() if 1 in entry["tasks"]), first)
+    result["vocabulary_size"] = main["vocabulary_size"]
+    result["candidates"] = main["candidates"]
+    return result
+
+
+def format_table(stats: dict[str, Any]) -> str:
+    """Table 1 as text: our figure, and the paper's in parentheses where it has one."""
+    task_ids = list(stats["tasks"])
+    header = ["", *(f"T{task}" for task in task_ids)]
+    rows = [header]
+
+    def paper_key(task: str) -> str:
+        return "6" if task == "6" else "1-5"
+
+    labels = (("utterances", "Number of utterances"), ("user_utterances", "- user utterances"),
+              ("bot_utterances", "- bot utterances"), ("api_outputs", "- outputs from API calls"))
+    for key, label in labels:
+        row = [label]
+        for task in task_ids:
+            ours = stats["tasks"][task][key]
+            paper = PAPER_TABLE1.get(task, {}).get(key)
+            release = RELEASE_TABLE1.get(task, {}).get(key)
+            reference = [str(paper)] if paper is not None else []
+            reference += [f"{release:.1f}"] if release is not None else []
+            row.append(f"{ours:.1f}" + (f" ({' / '.join(reference)})" if reference else ""))
+        rows.append(row)
+    for key, label, paper_values in (("vocabulary_size", "Vocabulary size", PAPER_VOCABULARY),
+                                     ("candidates", "Candidate set size", PAPER_CANDIDATES)):
+        row = [label]
+        for task in task_ids:
+            paper = paper_values.get(paper_key(task)) if task in PAPER_TABLE1 else None
+            row.append(f"{stats['tasks'][task][key]:,}" + (f" ({paper:,})" if paper is not None else ""))
+        rows.append(row)
+    splits = sorted({split for task in task_ids for split in stats["tasks"][task]["dialogs"]},
+                    key=["trn", "dev", "tst", "tst-OOV"].index)
+    for split in splits:
+        row = [f"{split} dialogs"]
+        for task in task_ids:
+            ours = stats["tasks"][task]["dialogs"].get(split)
+            paper = PAPER_DIALOGS.get(paper_key(task), {}).get(split) if task in PAPER_TABLE1 else None
+            row.append(("-" if ours is None else f"{ours:,}") + (f" ({paper:,})" if paper is not None else ""))
+        rows.append(row)
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(["Table 1: ours (paper / public release where known)", *lines])

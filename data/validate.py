@@ -1,0 +1,159 @@
+"""Check a corpus directory in the dialog-bAbI layout, file by file and across files.
+
+Checks: every task has its splits; every file is well formed and round-trips byte for byte; every gold bot
+utterance is in the task's candidate set; every KB result line is a fact of the KB (when the corpus has a KB
+file; corpora without one, such as task 6, are valid).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from data import babi_format
+from data.babi_format import FormatError
+from data.corpus import DialogFile, KBResult, Line, Turn
+from data.layout import SHARED_CANDIDATES, discover, expected_splits, task_candidates_name
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+@dataclass
+class ValidationReport:
+    directory: str
+    problems: list[Problem] = field(default_factory=list)
+    files_checked: int = 0
+    dialogs: int = 0
+    turns: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def add(self, path: Path | str, line: int | None, message: str) -> None:
+        self.problems.append(Problem(str(path), line, message))
+
+    def format(self, max_per_file: int = 10) -> str:
+        lines = [f"{'OK' if self.ok else 'INVALID'}: {self.directory}: {self.files_checked} files, "
+                 f"{self.dialogs} dialogs, {self.turns} bot turns, {len(self.problems)} problems"]
+        by_file: dict[str, list[Problem]] = {}
+        for problem in self.problems:
+            by_file.setdefault(problem.path, []).append(problem)
+        for path, problems in by_file.items():
+            lines.append(f"  {path}: {len(problems)} problem(s)")
+            lines.extend(f"    {problem}" for problem in problems[:max_per_file])
+            if len(problems) > max_per_file:
+                lines.append(f"    ... and {len(problems) - max_per_file} more")
+        return "\n".join(lines)
+
+
+def numbered_lines(dialog_file: DialogFile) -> Iterator[tuple[int, Line]]:
+    """Each dialog line with its 1-based line number in the file."""
+    number = 0
+    for dialog in dialog_file:
+        for line in dialog.lines:
+            number += 1
+            yield number, line
+        number += dialog.blank_lines_after
+
+
+def _read_checked(path: Path, parse: Callable[[str, Path], Any], render: Callable[[Any], str],
+                  report: ValidationReport) -> Any | None:
+    """Parse a file and check that it round-trips; None (and a problem) when it cannot be read."""
+    report.files_checked += 1
+    try:
+        text = babi_format.read_text(path)
+        parsed = parse(text, path)
+    except FormatError as error:
+        report.add(error.path, error.line, error.message)
+        return None
+    rendered = render(parsed)
+    if rendered != text:
+        pairs = enumerate(zip(rendered, text, strict=False))
+        at = next((i for i, (a, b) in pairs if a != b), min(len(rendered), len(text)))
+        report.add(path, text.count("\n", 0, at) + 1, "does not round-trip byte for byte (first difference here)")
+    return parsed
+
+
+def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationReport:
+    """Validate a corpus directory. With ``partial``, a missing split is not a problem."""
+    directory = Path(directory)
+    report = ValidationReport(str(directory))
+    if not directory.is_dir():
+        report.add(directory, None, "not a directory")
+        return report
+    try:
+        tasks = discover(directory)
+    except ValueError as error:
+        report.add(directory, None, str(error))
+        return report
+    if not tasks:
+        report.add(directory, None, "no dialog files named dialog-babi-task{N}-{name}-{split}.txt")
+        return report
+
+    candidate_sets: dict[Path, set[str] | None] = {}
+    kbs: dict[Path, tuple[set[str], set[tuple[str, str, str]]] | None] = {}
+    for task, files in tasks.items():
+        if not partial:
+            for split in expected_splits(task):
+                if split not in files.splits:
+                    report.add(directory, None, f"task {task}: missing split {split} "
+                               f"(dialog-babi-task{task}-{files.name}-{split}.txt)")
+        if files.candidates is None:
+            report.add(directory, None, f"task {task}: no candidates file "
+                       f"({task_candidates_name(task, files.name)} or {SHARED_CANDIDATES})")
+        elif files.candidates not in candidate_sets:
+            candidate_sets[files.candidates] = _check_candidates(files.candidates, report)
+        if files.kb is not None and files.kb not in kbs:
+            kb_file = _read_checked(files.kb, babi_format.parse_kb, babi_format.render_kb, report)
+            kbs[files.kb] = None if kb_file is None else (
+                {fact.entity for fact in kb_file.facts},
+                {(fact.entity, fact.attribute, fact.value) for fact in kb_file.facts})
+        candidates = candidate_sets.get(files.candidates) if files.candidates else None
+        kb = kbs.get(files.kb) if files.kb else None
+        for path in files.splits.values():
+            dialog_file = _read_checked(path, babi_format.parse_dialogs, babi_format.render_dialogs, report)
+            if dialog_file is not None:
+                _check_dialogs(path, dialog_file, candidates, kb, report)
+    return report
+
+
+def _check_candidates(path: Path, report: ValidationReport) -> set[str] | None:
+    candidate_file = _read_checked(path, babi_format.parse_candidates, babi_format.render_candidates, report)
+    if candidate_file is None:
+        return None
+    seen: Counter[str] = Counter()
+    for number, text in enumerate(candidate_file.candidates, start=1):
+        seen[text] += 1
+        if seen[text] == 2:
+            report.add(path, number, f"duplicate candidate {text!r}")
+    return set(seen)
+
+
+def _check_dialogs(path: Path, dialog_file: DialogFile, candidates: set[str] | None,
+                   kb: tuple[set[str], set[tuple[str, str, str]]] | None, report: ValidationReport) -> None:
+    if not len(dialog_file):
+        report.add(path, None, "no dialogs")
+    report.dialogs += len(dialog_file)
+    for number, line in numbered_lines(dialog_file):
+        if isinstance(line, Turn):
+            report.turns += 1
+            if candidates is not None and line.bot not in candidates:
+                report.add(path, number, f"gold bot utterance not in the candidate set: {line.bot!r}")
+        elif isinstance(line, KBResult) and kb is not None and line.fact is not None:
+            entities, facts = kb
+            if line.fact[0] not in entities:
+                report.add(path, number, f"KB result names an entity the KB does not have: {line.fact[0]!r}")
+            elif line.fact not in facts:
+                report.add(path, number, f"KB result is not a fact of the KB: {line.text!r}")
