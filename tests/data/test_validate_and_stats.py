@@ -1,0 +1,120 @@
+"""`validate` finds each kind of problem with its file and line; `stats` counts Table 1 exactly."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
+from data.restaurant_corpus import GenerationPlan, generate
+from data.stats import corpus_stats, format_table
+from data.validate import validate_corpus
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    generate(GenerationPlan(seed=1, dialogs_per_split=4, tasks=(1, 3)), out, runner="local")
+    return out
+
+
+@pytest.fixture()
+def corpus(small_corpus: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "corpus"
+    shutil.copytree(small_corpus, copy)
+    return copy
+
+
+def replace_line(path: Path, number: int, new: str) -> None:
+    lines = path.read_text().split("\n")
+    lines[number - 1] = new
+    path.write_text("\n".join(lines))
+
+
+def test_generated_corpus_is_valid(corpus: Path) -> None:
+    report = validate_corpus(corpus)
+    assert report.ok, report.format()
+    assert report.files_checked == 2 * 4 + 2
+
+
+def test_corpus_without_kb_is_valid() -> None:
+    report = validate_corpus(FIXTURES / "task6-like")
+    assert report.ok, report.format()
+
+
+def test_gold_answer_missing_from_candidates(corpus: Path) -> None:
+    path = corpus / dialog_file_name(1, "dev")
+    replace_line(path, 2, path.read_text().split("\n")[1].split("\t")[0] + "\ti am not a candidate")
+    report = validate_corpus(corpus)
+    assert [(Path(p.path).name, p.line) for p in report.problems] == [(path.name, 2)]
+    assert "not in the candidate set: 'i am not a candidate'" in report.format()
+
+
+def test_kb_result_with_unknown_entity_or_wrong_fact(corpus: Path) -> None:
+    path = corpus / dialog_file_name(3, "trn")
+    first = path.read_text().split("\n")[0]
+    entity = first.split()[1]
+    replace_line(path, 1, "1 resto_nowhere R_phone resto_nowhere_phone")
+    replace_line(path, 2, f"2 {entity} R_address somewhere_else")
+    messages = [(p.line, p.message) for p in validate_corpus(corpus).problems]
+    assert messages == [(1, "KB result names an entity the KB does not have: 'resto_nowhere'"),
+                        (2, f"KB result is not a fact of the KB: '{entity} R_address somewhere_else'")]
+
+
+def test_missing_split_and_missing_candidates(corpus: Path) -> None:
+    (corpus / dialog_file_name(1, "tst-OOV")).unlink()
+    (corpus / SHARED_CANDIDATES).unlink()
+    report = validate_corpus(corpus)
+    text = report.format()
+    assert not report.ok
+    assert "task 1: missing split tst-OOV" in text
+    assert "task 3: no candidates file" in text
+    partial = validate_corpus(corpus, partial=True)
+    assert "missing split" not in partial.format()
+
+
+def test_malformed_line_is_reported_with_its_line(corpus: Path) -> None:
+    path = corpus / dialog_file_name(1, "trn")
+    replace_line(path, 3, "3 no tab here")
+    problems = validate_corpus(corpus).problems
+    assert [(Path(p.path).name, p.line) for p in problems] == [(path.name, 3)]
+    assert "no TAB" in problems[0].message
+
+
+def test_duplicate_candidate_and_bad_kb_line(corpus: Path) -> None:
+    with (corpus / SHARED_CANDIDATES).open("a") as handle:
+        handle.write("1 i'm on it\n")
+    replace_line(corpus / SHARED_KB, 5, "1 broken")
+    found = {(Path(p.path).name, p.message.split(":")[0]) for p in validate_corpus(corpus).problems}
+    assert (SHARED_CANDIDATES, "duplicate candidate \"i'm on it\"") in found
+    assert (SHARED_KB, "expected a KB fact as '1 entity R_attribute<TAB>value'") in found
+
+
+def test_not_a_corpus(tmp_path: Path) -> None:
+    assert "no dialog files" in validate_corpus(tmp_path).format()
+
+
+def test_stats_counts_table1_exactly() -> None:
+    stats = corpus_stats(FIXTURES / "task6-like")
+    task = stats["tasks"]["6"]
+    # 4 dialogs: 17 turns, of which 8 user turns with words (no <SILENCE>, no empty one), 7 KB result lines.
+    assert task["dialogs"] == {"dev": 1, "trn": 2, "tst": 1}
+    assert (task["user_utterances"], task["bot_utterances"], task["api_outputs"]) == (2.0, 4.25, 1.75)
+    assert task["utterances"] == 8.0
+    assert stats["candidates"] == 7
+    assert stats["vocabulary_size"] == task["vocabulary_size"] == 46
+    assert "T6" in format_table(stats)
+
+
+def test_stats_of_a_generated_corpus(small_corpus: Path) -> None:
+    stats = corpus_stats(small_corpus)
+    assert set(stats["tasks"]) == {"1", "3"}
+    assert stats["candidates"] == 4212
+    assert stats["tasks"]["1"]["api_outputs"] == 0
+    assert stats["tasks"]["3"]["api_outputs"] >= 21  # at least 3 restaurants of 7 facts
+    assert stats["candidate_sets"] == {SHARED_CANDIDATES: {"tasks": [1, 3], "vocabulary_size":
+                                                           stats["vocabulary_size"], "candidates": 4212}}

@@ -1,0 +1,45 @@
+"""The `dialog` command line: generate, validate and stats, and their exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from data.layout import dialog_file_name
+from pipeline.cli import main
+
+
+def test_generate_validate_stats(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "corpus"
+    generated = runner.invoke(main, ["generate", "restaurant", "--out", str(out), "--seed", "5", "--dialogs", "3",
+                                     "--tasks", "1,4", "--runner", "local"])
+    assert generated.exit_code == 0, generated.output
+    assert "8 dialog files (24 dialogs)" in generated.output
+
+    validated = runner.invoke(main, ["validate", str(out)])
+    assert validated.exit_code == 0, validated.output
+    assert validated.output.startswith("OK:")
+
+    stats = json.loads(runner.invoke(main, ["stats", str(out), "--json"]).output)
+    assert stats["tasks"]["1"]["dialogs"] == {"dev": 3, "trn": 3, "tst": 3, "tst-OOV": 3}
+    assert stats["tasks"]["4"]["api_outputs"] == 7.0
+    assert stats["candidates"] == 4212
+    assert "Table 1" in runner.invoke(main, ["stats", str(out)]).output
+
+    path = out / dialog_file_name(4, "dev")
+    path.write_text(path.read_text().replace("2 ", "3 ", 1))
+    broken = runner.invoke(main, ["validate", str(out)])
+    assert broken.exit_code == 1
+    assert f"{path}:2: ID 3 where 2 was expected" in broken.output
+
+    failed = runner.invoke(main, ["stats", str(out)])
+    assert failed.exit_code == 1 and f"{path}:2:" in failed.output
+
+
+def test_bad_tasks_option(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["generate", "restaurant", "--out", str(tmp_path), "--tasks", "1,9"])
+    assert result.exit_code == 2
+    assert "restaurant tasks are 1-5" in result.output
