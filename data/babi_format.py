@@ -7,11 +7,13 @@ renamed into place, so an interrupted write never leaves a half-written file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from data.corpus import (
     NO_RESULT,
@@ -197,18 +199,28 @@ def read_kb(path: str | os.PathLike[str]) -> KBFile:
     return parse_kb(read_text(path), path)
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it into place."""
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A binary handle on a temporary file beside ``path``, renamed onto ``path`` when the block succeeds.
+
+    On any failure the temporary file is removed and ``path`` keeps its previous content (or stays absent).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` as UTF-8 to ``path`` through a temporary file and a rename."""
+    with atomic_output(path) as handle:
+        handle.write(text.encode("utf-8"))
 
 
 def write_dialogs(path: str | os.PathLike[str], dialog_file: DialogFile) -> None:

@@ -117,16 +117,10 @@ def generate_beam(plan: GenerationPlan, out: str | Path, beam_args: Sequence[str
 
 
 def _join_atomic(parts: Iterable[Path], path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with open(fd, "wb") as target:
-            for part in parts:
-                with open(part, "rb") as source:
-                    shutil.copyfileobj(source, target)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with babi_format.atomic_output(path) as target:
+        for part in parts:
+            with open(part, "rb") as source:
+                shutil.copyfileobj(source, target)
 
 
 def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
