@@ -58,11 +58,15 @@ class TaskFiles:
         return f"task{self.task}-{self.name}"
 
 
+def _file_or_none(path: Path) -> Path | None:
+    return path if path.is_file() else None
+
+
 def discover(directory: str | Path) -> dict[int, TaskFiles]:
     """The tasks of a corpus directory, by task number, with their split, candidate and KB files.
 
-    A task uses its own ``...-candidates.txt`` / ``...-kb.txt`` when present, else the shared
-    ``dialog-babi-candidates.txt`` / ``dialog-babi-kb-all.txt``.
+    A task uses its own ``...-candidates.txt`` (and then only its own ``...-kb.txt``) when present; otherwise
+    the shared ``dialog-babi-candidates.txt`` and its own or the shared ``dialog-babi-kb-all.txt``.
     """
     directory = Path(directory)
     tasks: dict[int, TaskFiles] = {}
@@ -76,12 +80,14 @@ def discover(directory: str | Path) -> dict[int, TaskFiles]:
             raise ValueError(f"{path}: task {task} is named both {entry.name!r} and {name!r} in {directory}")
         entry.splits[split] = path
     for entry in tasks.values():
-        for own, shared, attr in (
-            (task_candidates_name(entry.task, entry.name), SHARED_CANDIDATES, "candidates"),
-            (task_kb_name(entry.task, entry.name), SHARED_KB, "kb"),
-        ):
-            for candidate in (directory / own, directory / shared):
-                if candidate.is_file():
-                    setattr(entry, attr, candidate)
-                    break
+        own_candidates = directory / task_candidates_name(entry.task, entry.name)
+        own_kb = directory / task_kb_name(entry.task, entry.name)
+        if own_candidates.is_file():
+            # A task with a candidate set of its own (task 6 in the public release) is a world of its own:
+            # the shared KB of tasks 1-5 is not its KB.
+            entry.candidates = own_candidates
+            entry.kb = own_kb if own_kb.is_file() else None
+        else:
+            entry.candidates = _file_or_none(directory / SHARED_CANDIDATES)
+            entry.kb = _file_or_none(own_kb) or _file_or_none(directory / SHARED_KB)
     return dict(sorted(tasks.items()))

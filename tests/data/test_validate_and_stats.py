@@ -46,6 +46,16 @@ def test_corpus_without_kb_is_valid() -> None:
     assert report.ok, report.format()
 
 
+def test_public_release_mix_task6_does_not_use_the_restaurant_kb(corpus: Path) -> None:
+    for path in (FIXTURES / "task6-like").iterdir():
+        shutil.copy(path, corpus / path.name)
+    report = validate_corpus(corpus)
+    assert report.ok, report.format()
+    stats = corpus_stats(corpus)
+    assert stats["candidates"] == 4212  # the shared set of tasks 1-5, not task 6's
+    assert stats["candidate_sets"]["dialog-babi-task6-dstc2-candidates.txt"]["tasks"] == [6]
+
+
 def test_gold_answer_missing_from_candidates(corpus: Path) -> None:
     path = corpus / dialog_file_name(1, "dev")
     replace_line(path, 2, path.read_text().split("\n")[1].split("\t")[0] + "\ti am not a candidate")
