@@ -1,0 +1,1 @@
+"""Custom TFX components, one package each (spec, executor, component): the pipeline issue."""
