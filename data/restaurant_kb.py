@@ -61,14 +61,15 @@ class Restaurant:
     def address(self) -> str:
         return f"{self.name}_address"
 
+    @property
+    def request(self) -> Request:
+        """The request whose API call returns this restaurant (among others)."""
+        return Request(self.cuisine, self.location, self.party_size, self.price)
+
     def facts(self) -> list[KBFact]:
         values = (self.phone, self.address, self.cuisine, self.location, self.party_size, self.price,
                   str(self.rating))
         return [KBFact(self.name, attribute, value) for attribute, value in zip(ATTRIBUTES, values, strict=True)]
-
-    def matches(self, request: Request) -> bool:
-        return (self.cuisine, self.location, self.party_size, self.price) == (
-            request.cuisine, request.location, request.party_size, request.price)
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,7 @@ class RestaurantKB:
     def _by_request(self) -> dict[Request, tuple[Restaurant, ...]]:
         index: dict[Request, list[Restaurant]] = {request: [] for request in self.requests()}
         for restaurant in self.restaurants:
-            index[Request(restaurant.cuisine, restaurant.location, restaurant.party_size,
-                          restaurant.price)].append(restaurant)
+            index[restaurant.request].append(restaurant)
         return {request: tuple(found) for request, found in index.items()}
 
     def query(self, request: Request) -> tuple[Restaurant, ...]:

@@ -215,6 +215,15 @@ def _updated_request(world: RestaurantWorld, split: str, min_results: int,
     raise RuntimeError(f"no updatable request found in split {split}")
 
 
+def _request_then_updates(script: _Script, world: RestaurantWorld, split: str, min_results: int) -> Request:
+    """Task 2: the API call of task 1, 1-4 updates, the updated API call. Returns the updated request."""
+    initial, final, updated = _updated_request(world, split, min_results, script.rng)
+    script.request_until_lookup(initial)
+    script.bot(initial.api_call())
+    script.updates(final, updated)
+    return final
+
+
 # ------------------------------------------------------------------------------------------- tasks
 
 
@@ -234,15 +243,12 @@ def generate_dialog(world: RestaurantWorld, task: int, split: str, index: int) -
         script.request_until_lookup(request)
         script.bot(request.api_call())
     elif task == 2:
-        initial, final, updated = _updated_request(world, split, MIN_RESULTS[task], rng)
-        script.request_until_lookup(initial)
-        script.bot(initial.api_call())
-        script.updates(final, updated)
+        _request_then_updates(script, world, split, MIN_RESULTS[task])
     elif task == 3:
-        request = rng.choice(eligible)
-        script.results(script.shuffled(kb.query(request)))
-        script.request_until_lookup(request)
-        script.options(kb.query(request))
+        found = kb.query(rng.choice(eligible))
+        script.results(script.shuffled(found))
+        script.request_until_lookup(found[0].request)
+        script.options(found)
     elif task == 4:
         restaurant = rng.choice(kb.query(rng.choice(eligible)))
         script.results([restaurant])
@@ -252,11 +258,7 @@ def generate_dialog(world: RestaurantWorld, task: int, split: str, index: int) -
         script.bot(BOT_BOOKING)
         script.extra_information(restaurant)
     else:
-        initial, final, updated = _updated_request(world, split, MIN_RESULTS[task], rng)
-        script.request_until_lookup(initial)
-        script.bot(initial.api_call())
-        script.updates(final, updated)
-        found = kb.query(final)
+        found = kb.query(_request_then_updates(script, world, split, MIN_RESULTS[task]))
         script.results(script.shuffled(found))
         booked = script.options(found)
         script.extra_information(booked)
