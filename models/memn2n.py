@@ -1,0 +1,97 @@
+"""End-to-end Memory Network for response ranking: appendix A of Bordes et al. (2017), section 4.5 match type.
+
+Shapes: B batch, M memory slots, S words per sentence, d embedding size, C candidates, K entity types, P entity
+words per type in a candidate.
+
+- Sentences are bags of words: summed embeddings of their word ids (id 0 is padding and adds nothing).
+- q = A Phi(query); for each hop h: p = softmax(q^T m_i) over non-empty slots, o = sum_i p_i m_i,
+  q <- q + R_h o, with m_i = A Phi(memory_i) (A shared by query and memories).
+- Candidate y scores q^T W Phi(y); with match type, W Phi(y) also gets the embedding of the type word of each
+  type k for which one of y's words of type k occurs in the query or the memory.
+"""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+NEG_INF = -1e9
+
+
+def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor) -> tf.Tensor:
+    """[..., S] int ids -> [..., d]: the sum of the word embeddings, padding (id 0) excluded."""
+    mask = ops.cast(ops.greater(ids, 0), embedding.compute_dtype)
+    return ops.sum(embedding(ids) * mask[..., None], axis=-2)
+
+
+class MemN2N(keras.Model):
+    """Scores every candidate for a (memory, query) pair. ``call`` returns logits [B, C]."""
+
+    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 128, hops: int = 3,
+                 match_type_ids: np.ndarray | None = None, type_word_ids: np.ndarray | None = None,
+                 seed: int = 0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.vocabulary_size = vocabulary_size
+        self.hops = hops
+        self.embedding_dim = embedding_dim
+        init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
+        self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="A")
+        self.W = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="W")
+        self.W.build()  # its table is read directly by the candidates' embedding bag
+        self.R = [keras.layers.Dense(embedding_dim, use_bias=False, name=f"R{h}",
+                                     kernel_initializer=keras.initializers.RandomNormal(stddev=0.1, seed=seed + h))
+                  for h in range(hops)]
+        # Constants that travel with the model: the candidates' word ids and, for match type, their typed words.
+        self.candidate_ids = tf.constant(candidate_ids, dtype=tf.int32)  # [C, S]
+        # The same bags as a sparse [C, S] id matrix without padding, for TF's embedding-bag op.
+        rows, columns = np.nonzero(candidate_ids)
+        self.candidate_bags = tf.SparseTensor(np.stack([rows, columns], axis=1).astype(np.int64),
+                                              candidate_ids[rows, columns].astype(np.int64),
+                                              dense_shape=candidate_ids.shape)
+        self.match_type = match_type_ids is not None
+        if self.match_type:
+            self.match_type_ids = tf.constant(match_type_ids, dtype=tf.int32)  # [C, K, P]
+            self.type_word_ids = tf.constant(type_word_ids, dtype=tf.int32)  # [K]
+
+    def attend(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
+        """The controller state after the last hop, [B, d], and the attention of every hop, [B, hops, M]."""
+        memory_ids, query_ids = inputs["memory"], inputs["query"]
+        memories = bag_of_embeddings(self.A, memory_ids)  # [B, M, d]
+        state = bag_of_embeddings(self.A, query_ids)  # [B, d]
+        filled = ops.any(ops.greater(memory_ids, 0), axis=-1)  # [B, M]; empty slots never get attention
+        attention = []
+        for R in self.R:
+            scores = ops.where(filled, ops.einsum("bd,bmd->bm", state, memories), NEG_INF)
+            weights = ops.softmax(scores, axis=-1) * ops.cast(filled, scores.dtype)  # all-empty memory: zeros
+            state = state + R(ops.einsum("bm,bmd->bd", weights, memories))
+            attention.append(weights)
+        return state, ops.stack(attention, axis=1)
+
+    def score(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        """Logits [B, C] of every candidate against the final controller state."""
+        candidates = tf.nn.embedding_lookup_sparse(self.W.embeddings.value, self.candidate_bags, None,
+                                                   combiner="sum")  # [C, d]
+        logits = ops.matmul(state, ops.transpose(candidates))
+        if self.match_type:
+            logits = logits + self._match_type_logits(state, inputs)
+        return logits
+
+    def _match_type_logits(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        batch = ops.shape(state)[0]
+        said = ops.concatenate([ops.reshape(inputs["memory"], (batch, -1)), inputs["query"]], axis=1)
+        seen = tf.math.bincount(said, minlength=self.vocabulary_size, maxlength=self.vocabulary_size,
+                                axis=-1) > 0  # [B, V]: words in the query or the memory
+        seen = tf.concat([tf.zeros_like(seen[:, :1]), seen[:, 1:]], axis=1)  # padding is never a match
+        matched = ops.any(tf.gather(seen, self.match_type_ids, axis=1), axis=-1)  # [B, C, K]
+        type_scores = ops.matmul(state, ops.transpose(self.W(self.type_word_ids)))  # [B, K]
+        return ops.sum(ops.cast(matched, state.dtype) * type_scores[:, None, :], axis=-1)
+
+    def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        state, _ = self.attend(inputs)
+        return self.score(state, inputs)
+
+    def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
+        state, attention = self.attend(inputs)
+        return self.score(state, inputs), attention

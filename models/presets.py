@@ -1,0 +1,28 @@
+"""Hyperparameter presets: Tables 8 (supervised embeddings) and 9 (Memory Networks) of Bordes et al. (2017)."""
+
+from __future__ import annotations
+
+# task -> (learning rate, margin, embedding dim, negative candidates, hops)
+MEMN2N_TABLE9: dict[int, dict[str, float | int]] = {
+    1: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 128, "negatives": 100, "hops": 1},
+    2: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 32, "negatives": 100, "hops": 1},
+    3: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 32, "negatives": 100, "hops": 3},
+    4: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 128, "negatives": 100, "hops": 2},
+    5: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 32, "negatives": 100, "hops": 3},
+    6: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 128, "negatives": 100, "hops": 4},
+}
+
+# task -> (learning rate, margin, embedding dim, negative candidates, use history)
+EMBEDDINGS_TABLE8: dict[int, dict[str, float | int | bool]] = {
+    1: {"learning_rate": 0.01, "margin": 0.01, "embedding_dim": 32, "negatives": 100, "use_history": True},
+    2: {"learning_rate": 0.01, "margin": 0.01, "embedding_dim": 128, "negatives": 100, "use_history": False},
+    3: {"learning_rate": 0.01, "margin": 0.1, "embedding_dim": 128, "negatives": 1000, "use_history": False},
+    4: {"learning_rate": 0.001, "margin": 0.1, "embedding_dim": 128, "negatives": 1000, "use_history": False},
+    5: {"learning_rate": 0.01, "margin": 0.01, "embedding_dim": 32, "negatives": 100, "use_history": True},
+    6: {"learning_rate": 0.001, "margin": 0.01, "embedding_dim": 128, "negatives": 100, "use_history": False},
+}
+
+
+def memn2n_preset(task: int) -> dict[str, float | int]:
+    """Table 9's row for a task; tasks beyond 6 take task 6's (real dialogs)."""
+    return dict(MEMN2N_TABLE9.get(task, MEMN2N_TABLE9[6]))

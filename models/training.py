@@ -1,0 +1,143 @@
+"""Train a response-ranking model on a task's ``trn`` split, keep the best epoch on ``dev``, export it.
+
+The entry used by ``dialog train`` (and, later, the TFX Trainer's ``run_fn``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from data.layout import TaskFiles
+from models.examples import TurnExample, split_examples
+from models.export import DialogServingModule, export
+from models.features import FeatureSpec, Featurizer, build_spec, candidate_type_slots
+from models.memn2n import MemN2N
+from models.presets import memn2n_preset
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    match_type: bool = False
+    hops: int = 3
+    embedding_dim: int = 32
+    learning_rate: float = 0.01
+    epochs: int = 50
+    batch_size: int = 32
+    clipnorm: float = 40.0
+    max_memory: int = 200
+    seed: int = 0
+
+    @classmethod
+    def paper(cls, task: int, **overrides: Any) -> TrainConfig:
+        """Table 9's hops, embedding size and learning rate for ``task``, then ``overrides``."""
+        preset = memn2n_preset(task)
+        base = cls(hops=int(preset["hops"]), embedding_dim=int(preset["embedding_dim"]),
+                   learning_rate=float(preset["learning_rate"]))
+        return replace(base, **overrides)
+
+
+def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Memory and speaker strings padded with "" to the longest memory of the batch; the queries."""
+    width = max((len(e.memory) for e in examples), default=0)
+    memory = np.array([list(e.memory) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
+    speaker = np.array([list(e.memory_speaker) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
+    return memory.reshape(len(examples), width), speaker.reshape(len(examples), width), np.array(
+        [e.query for e in examples], dtype=object)
+
+
+def featurize(featurizer: Featurizer, examples: Sequence[TurnExample], chunk: int = 512) -> dict[str, np.ndarray]:
+    """Run the featuriser over examples in chunks; returns ``memory`` and ``query`` id arrays."""
+    parts: dict[str, list[np.ndarray]] = {"memory": [], "query": []}
+    for start in range(0, len(examples), chunk):
+        memory, speaker, query = pad_batch(examples[start:start + chunk])
+        features = featurizer(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
+                              tf.constant(query, tf.string))
+        for key in parts:
+            parts[key].append(features[key].numpy())
+    return {key: np.concatenate(value) for key, value in parts.items()}
+
+
+def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.ndarray:
+    index = {candidate: i for i, candidate in enumerate(spec.candidates)}
+    missing = [e for e in examples if e.answer not in index]
+    if missing:
+        raise ValueError(f"{len(missing)} gold answers are not candidates, e.g. {missing[0].answer!r} "
+                         f"({missing[0].dialog_id}); run `dialog validate` on the corpus")
+    return np.array([index[e.answer] for e in examples], dtype=np.int32)
+
+
+def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N:
+    featurizer = Featurizer(spec)
+    candidate_ids = featurizer.sentence_ids(tf.constant(spec.candidates)).numpy()
+    match_ids, type_ids = candidate_type_slots(spec) if config.match_type else (None, None)
+    model = MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
+                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
+    return model
+
+
+class BestOnDev(keras.callbacks.Callback):
+    """Per-response accuracy on dev after each epoch; the best epoch's weights are restored at the end."""
+
+    def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 256) -> None:
+        super().__init__()
+        self.features, self.labels, self.batch_size = features, labels, batch_size
+        self.best_accuracy, self.best_epoch, self.best_weights = -1.0, -1, None
+        self.history: list[dict[str, float]] = []
+        self._started = 0.0
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._started = time.perf_counter()
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        seconds = time.perf_counter() - self._started
+        logits = self.model.predict(self.features, batch_size=self.batch_size, verbose=0)
+        accuracy = float(np.mean(np.argmax(logits, axis=-1) == self.labels) * 100)
+        self.history.append({"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),
+                             "dev_per_response_accuracy": accuracy, "seconds": seconds})
+        if logs is not None:
+            logs["dev_per_response_accuracy"] = accuracy
+        if accuracy > self.best_accuracy:
+            self.best_accuracy, self.best_epoch, self.best_weights = accuracy, epoch + 1, self.model.get_weights()
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        if self.best_weights is not None:
+            self.model.set_weights(self.best_weights)
+
+
+def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
+          log_dir: str | None = None) -> dict[str, Any]:
+    """Train MemN2N on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
+    keras.utils.set_random_seed(config.seed)
+    trn, dev = split_examples(files, "trn"), split_examples(files, "dev")
+    memory_size = min(config.max_memory, max(len(e.memory) for e in trn + dev) or 1)
+    spec = build_spec(files, memory_size=memory_size)
+    featurizer = Featurizer(spec)
+    x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
+    x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
+    model = build_model(spec, config)
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    best = BestOnDev(x_dev, y_dev)
+    callbacks: list[keras.callbacks.Callback] = [best]
+    if log_dir:
+        callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))
+    started = time.perf_counter()
+    model.fit(x_trn, y_trn, batch_size=config.batch_size, epochs=config.epochs, shuffle=True, verbose=verbose,
+              callbacks=callbacks)
+    summary = {
+        "task": files.task, "config": asdict(config), "train_examples": len(trn), "dev_examples": len(dev),
+        "vocabulary_size": len(spec.vocabulary), "candidates": len(spec.candidates), "memory_size": memory_size,
+        "best_epoch": best.best_epoch, "dev_per_response_accuracy": round(best.best_accuracy, 2),
+        "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
+    }
+    if out is not None:
+        export(DialogServingModule(spec, model), out)
+    return summary
