@@ -78,13 +78,17 @@ class MemN2N(keras.Model):
             logits = logits + self._match_type_logits(state, inputs)
         return logits
 
-    def _match_type_logits(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        batch = ops.shape(state)[0]
+    def matched_types(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        """[B, C, K] bool: candidate c has a word of type k that also occurs in the query or the memory."""
+        batch = ops.shape(inputs["query"])[0]
         said = ops.concatenate([ops.reshape(inputs["memory"], (batch, -1)), inputs["query"]], axis=1)
         seen = tf.math.bincount(said, minlength=self.vocabulary_size, maxlength=self.vocabulary_size,
                                 axis=-1) > 0  # [B, V]: words in the query or the memory
         seen = tf.concat([tf.zeros_like(seen[:, :1]), seen[:, 1:]], axis=1)  # padding is never a match
-        matched = ops.any(tf.gather(seen, self.match_type_ids, axis=1), axis=-1)  # [B, C, K]
+        return ops.any(tf.gather(seen, self.match_type_ids, axis=1), axis=-1)
+
+    def _match_type_logits(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        matched = self.matched_types(inputs)  # [B, C, K]
         type_scores = ops.matmul(state, ops.transpose(self.W(self.type_word_ids)))  # [B, K]
         return ops.sum(ops.cast(matched, state.dtype) * type_scores[:, None, :], axis=-1)
 

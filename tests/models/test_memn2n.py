@@ -1,0 +1,134 @@
+"""Featuriser, MemN2N, training and export: shapes, masking, match type, a toy task learned, export fidelity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from data.layout import discover
+from data.restaurant_corpus import GenerationPlan, generate
+from models.evaluate import SavedModelRanker, evaluate
+from models.examples import TurnExample, split_examples
+from models.export import DialogServingModule, export
+from models.features import (
+    PAD_ID,
+    FeatureSpec,
+    Featurizer,
+    build_spec,
+    candidate_type_slots,
+    kb_entity_types,
+    time_word,
+    tokenize,
+)
+from models.training import TrainConfig, answer_indices, build_model, featurize, pad_batch, train
+
+
+@pytest.fixture(scope="module")
+def task1(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("task1")
+    generate(GenerationPlan(seed=0, dialogs_per_split=30, tasks=(1,)), out, runner="local")
+    return discover(out)[1]
+
+
+@pytest.fixture(scope="module")
+def spec(task1) -> FeatureSpec:
+    return build_spec(task1, memory_size=12)
+
+
+def example(memory: list[str], speakers: list[str], query: str, answer: str = "") -> TurnExample:
+    return TurnExample("d", "babi-1", "trn", 0, tuple(memory), tuple(speakers), query, answer)
+
+
+def test_tf_tokenisation_matches_python(spec: FeatureSpec) -> None:
+    featurizer = Featurizer(spec)
+    texts = ["api_call Italian paris  six cheap", "i'm on it", "what do you think of this option: resto_x", ""]
+    ids = featurizer.sentence_ids(tf.constant(texts)).numpy()
+    for text, row in zip(texts, ids, strict=True):
+        expected = [spec.word_id(word) for word in tokenize(text)][: spec.sentence_size]
+        assert list(row[: len(expected)]) == expected and not row[len(expected):].any()
+
+
+def test_memory_is_most_recent_first_with_time_and_speaker_words(spec: FeatureSpec) -> None:
+    batch = [example(["hi", "hello what can i help you with today", "resto_x R_rating 5"], ["user", "bot", "user"],
+                     "<SILENCE>"), example([], [], "hi")]
+    features = Featurizer(spec)(*(tf.constant(a, tf.string) for a in pad_batch(batch)))
+    memory = features["memory"].numpy()
+    assert memory.shape == (2, 12, spec.sentence_size + 2)
+    words = [spec.vocabulary[i] for i in memory[0, 0] if i != PAD_ID]
+    assert words == ["<unk>", "r_rating", "5", time_word(0), "#user"]  # resto_x is no word of the corpus
+    assert [spec.vocabulary[i] for i in memory[0, 1, -2:]] == [time_word(1), "#bot"]
+    assert not memory[0, 3:].any() and not memory[1].any()  # empty slots, and a first turn with no memory
+
+
+def test_padding_never_gets_attention(spec: FeatureSpec, task1) -> None:
+    model = build_model(spec, TrainConfig(hops=3, embedding_dim=16))
+    batch = split_examples(task1, "trn")[:6]
+    features = Featurizer(spec)(*(tf.constant(a, tf.string) for a in pad_batch(batch)))
+    logits, attention = model.predict_with_attention(features)
+    attention = attention.numpy()
+    assert logits.shape == (6, len(spec.candidates)) and attention.shape == (6, 3, 12)
+    for row, e in enumerate(batch):
+        filled = min(len(e.memory), 12)
+        assert np.all(attention[row, :, filled:] == 0)
+        if filled:
+            np.testing.assert_allclose(attention[row].sum(axis=-1), 1.0, rtol=1e-5)
+        else:
+            assert not attention[row].any()
+
+
+def test_match_type_rule() -> None:
+    types = kb_entity_types([("resto_a", "R_cuisine", "thai"), ("resto_a", "R_phone", "resto_a_phone"),
+                             ("resto_a", "R_location", "two words")])
+    assert types == {"thai": "cuisine", "resto_a_phone": "phone"}  # several-word values stay untyped
+    vocabulary = ("<pad>", "<unk>", "#type_cuisine", "#type_phone", "thai", "french", "resto_a_phone", "here",
+                  "it", "is", "api_call", "food")
+    spec = FeatureSpec(vocabulary, {**types, "french": "cuisine"},
+                       ("here it is resto_a_phone", "api_call thai", "api_call french", "thai food"), 4, 4)
+    entity_ids, type_ids = candidate_type_slots(spec)
+    assert [spec.vocabulary[i] for i in type_ids] == ["#type_cuisine", "#type_phone"]
+    model = build_model(spec, TrainConfig(match_type=True, hops=1, embedding_dim=8))
+    features = Featurizer(spec)(tf.constant([["i like thai food"]]), tf.constant([["user"]]),
+                                tf.constant(["anything"]))
+    matched = model.matched_types(features).numpy()[0]
+    # 1) a KB entity of the type, 2) in the candidate, 3) in the input or memory:
+    assert matched.tolist() == [[False, False],  # phone not said
+                                [True, False],  # thai said
+                                [False, False],  # french not said
+                                [True, False]]  # thai said; "food" is no entity
+
+
+def test_memn2n_learns_a_small_task1(task1, tmp_path: Path) -> None:
+    out = tmp_path / "model"
+    summary = train(task1, TrainConfig(match_type=True, hops=2, embedding_dim=32, learning_rate=0.01, epochs=30),
+                    out=out)
+    assert summary["best_epoch"] >= 1 and summary["dev_per_response_accuracy"] > 85
+    result = evaluate(SavedModelRanker(out), split_examples(task1, "trn"))
+    assert result["per_response_accuracy"] == 100.0  # the toy task is learned
+
+
+def test_export_answers_like_the_in_memory_model(task1, spec: FeatureSpec, tmp_path: Path) -> None:
+    examples = split_examples(task1, "dev")[:60]
+    model = build_model(spec, TrainConfig(match_type=True, hops=2, embedding_dim=16))
+    features = featurize(Featurizer(spec), examples)
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(features, answer_indices(spec, examples), epochs=3, verbose=0)  # weights that are not the init
+    logits, attention = model.predict_with_attention(features)
+    export(DialogServingModule(spec, model, top_k=5), tmp_path / "model")
+
+    ranker = SavedModelRanker(tmp_path / "model")
+    ranked = ranker.rank(examples)
+    np.testing.assert_array_equal(ranked["indices"], np.argsort(-logits.numpy(), axis=-1, kind="stable")[:, :5])
+    np.testing.assert_allclose(ranked["scores"], np.sort(logits.numpy(), axis=-1)[:, ::-1][:, :5], rtol=1e-5)
+    assert ranker.predict(examples[:3]) == [spec.candidates[i] for i in ranked["indices"][:3, 0]]
+    served = ranker.serve(**dict(zip(("memory", "memory_speaker", "query"),
+                                     (tf.constant(a, tf.string) for a in pad_batch(examples)), strict=True)))
+    np.testing.assert_allclose(served["attention"].numpy(), attention.numpy(), atol=1e-6)
+
+
+def test_evaluate_refuses_a_directory_without_a_model(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no saved_model.pb"):
+        SavedModelRanker(tmp_path)
