@@ -88,5 +88,70 @@ def validate(directory: Path, partial: bool, max_per_file: int) -> None:
         sys.exit(1)
 
 
+def _task_files(data: Path, task: int):
+    from data.layout import discover
+
+    tasks = discover(data)
+    if task not in tasks:
+        raise click.ClickException(f"{data}: no files of task {task} (found tasks {sorted(tasks) or 'none'})")
+    return tasks[task]
+
+
+@main.command()
+@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Corpus directory in the dialog-bAbI layout.")
+@click.option("--task", required=True, type=int, help="Task number (1-6).")
+@click.option("--model", "model_kind", type=click.Choice(["memn2n"]), default="memn2n", show_default=True)
+@click.option("--match-type/--no-match-type", default=False, show_default=True, help="Match-type features (4.5).")
+@click.option("--preset", type=click.Choice(["paper", "none"]), default="paper", show_default=True,
+              help="paper: Table 9's hops, embedding size and learning rate for the task.")
+@click.option("--hops", type=click.IntRange(1, 4), help="Memory hops (overrides the preset).")
+@click.option("--embedding-dim", type=int, help="Embedding size (overrides the preset).")
+@click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
+@click.option("--epochs", default=50, show_default=True, type=click.IntRange(min=1))
+@click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="SavedModel directory.")
+@click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
+def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, hops: int | None,
+          embedding_dim: int | None, learning_rate: float | None, epochs: int, batch_size: int, seed: int, out: Path,
+          log_dir: str | None) -> None:
+    """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
+    from models.training import TrainConfig
+    from models.training import train as run_training
+
+    overrides = {key: value for key, value in (("hops", hops), ("embedding_dim", embedding_dim),
+                                               ("learning_rate", learning_rate)) if value is not None}
+    common = {"match_type": match_type, "epochs": epochs, "batch_size": batch_size, "seed": seed, **overrides}
+    config = TrainConfig.paper(task, **common) if preset == "paper" else TrainConfig(**common)
+    from data.babi_format import FormatError
+
+    try:
+        summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
+    except (FormatError, FileNotFoundError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps({key: value for key, value in summary.items() if key != "history"}))
+
+
+@main.command()
+@click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--task", required=True, type=int)
+@click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write the mistakes as JSON lines.")
+def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | None) -> None:
+    """Per-response and per-dialog accuracy of a model on a split, as one JSON line."""
+    from models.evaluate import SavedModelRanker
+    from models.evaluate import evaluate as run_evaluation
+    from models.examples import split_examples
+
+    try:
+        examples = split_examples(_task_files(data, task), split)
+        result = run_evaluation(SavedModelRanker(model_dir), examples, report)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(result))
+
+
 if __name__ == "__main__":
     main()

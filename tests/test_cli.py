@@ -43,3 +43,31 @@ def test_bad_tasks_option(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["generate", "restaurant", "--out", str(tmp_path), "--tasks", "1,9"])
     assert result.exit_code == 2
     assert "restaurant tasks are 1-5" in result.output
+
+
+def test_train_then_evaluate(tmp_path: Path) -> None:
+    runner = CliRunner()
+    data, model = tmp_path / "corpus", tmp_path / "model"
+    assert runner.invoke(main, ["generate", "restaurant", "--out", str(data), "--dialogs", "4", "--tasks", "1",
+                                "--runner", "local"]).exit_code == 0
+    trained = runner.invoke(main, ["train", "--data", str(data), "--task", "1", "--match-type", "--epochs", "2",
+                                   "--embedding-dim", "8", "--out", str(model)])
+    assert trained.exit_code == 0, trained.output
+    summary = json.loads(trained.output.strip().splitlines()[-1])
+    assert summary["config"]["match_type"] and summary["config"]["hops"] == 1  # Table 9, task 1
+    assert summary["config"]["embedding_dim"] == 8 and summary["best_epoch"] in (1, 2)
+
+    report = tmp_path / "mistakes.jsonl"
+    evaluated = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(data), "--task", "1",
+                                     "--split", "tst-OOV", "--report", str(report)])
+    assert evaluated.exit_code == 0, evaluated.output
+    result = json.loads(evaluated.output)
+    assert set(result) == {"per_response_accuracy", "per_dialog_accuracy", "turns", "dialogs"}
+    assert result["dialogs"] == 4
+    mistakes = [json.loads(line) for line in report.read_text().splitlines()]
+    assert len(mistakes) == round(result["turns"] * (1 - result["per_response_accuracy"] / 100))
+
+    missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
+    assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
+    wrong_task = runner.invoke(main, ["train", "--data", str(data), "--task", "3", "--out", str(model)])
+    assert wrong_task.exit_code == 1 and "no files of task 3" in wrong_task.output
