@@ -1,0 +1,128 @@
+"""Classical IR baselines of section 4.2 of Bordes et al. (2017): TF-IDF match and nearest neighbour.
+
+TF-IDF match ranks every candidate by the TF-IDF weighted cosine between the input (the last user utterance, or
+the whole history) and the candidate. With match type (4.5), each input word that is a KB entity adds its type
+word to the input, and each candidate word that is a KB entity also present in the input adds its type word to
+the candidate. Nearest neighbour answers with the response of the training utterance that shares the most words
+with the last user utterance; among tied utterances, the response that co-occurs most often with them wins.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from models.examples import TurnExample
+from models.features import TYPE_PREFIX, tokenize
+
+
+class TfIdfMatch:
+    def __init__(self, candidates: Sequence[str], documents: Sequence[str], entity_types: dict[str, str] | None = None,
+                 use_history: bool = False) -> None:
+        """``documents`` (training utterances and candidates) give the IDF; ``entity_types`` turns on match type."""
+        self.candidates = list(candidates)
+        self.entity_types = entity_types
+        self.use_history = use_history
+        frequency: Counter[str] = Counter()
+        for document in documents:
+            frequency.update(set(tokenize(document)))
+        self.index = {word: i for i, word in enumerate(sorted(frequency))}
+        if entity_types:
+            for kind in sorted(set(entity_types.values())):
+                self.index.setdefault(TYPE_PREFIX + kind, len(self.index))
+        self.idf = np.ones(len(self.index))  # type words and unseen words: idf 1
+        for word, count in frequency.items():
+            self.idf[self.index[word]] = math.log(len(documents) / count) + 1.0
+        self._counts = self._bag_matrix([Counter(tokenize(c)) for c in self.candidates])  # [C, V] raw counts
+        self._plain = self._normalised(self._counts)
+        if entity_types:
+            # Candidate x entity-word counts, and entity word -> its type word's column.
+            entities = sorted(word for word in entity_types if word in self.index)
+            self._entity_column = {word: i for i, word in enumerate(entities)}
+            self._candidate_entities = self._counts[:, [self.index[w] for w in entities]].tocsc()
+            self._entity_type = sparse.csr_matrix(
+                (np.ones(len(entities)), (np.arange(len(entities)),
+                                          [self.index[TYPE_PREFIX + entity_types[w]] for w in entities])),
+                shape=(len(entities), len(self.index)))
+
+    def _bag_matrix(self, bags: Sequence[Counter[str]]) -> sparse.csr_matrix:
+        rows, columns, values = [], [], []
+        for row, bag in enumerate(bags):
+            for word, count in bag.items():
+                column = self.index.get(word)
+                if column is not None:
+                    rows.append(row)
+                    columns.append(column)
+                    values.append(count)
+        return sparse.csr_matrix((values, (rows, columns)), shape=(len(bags), len(self.index)), dtype=np.float64)
+
+    def _normalised(self, counts: sparse.csr_matrix) -> sparse.csr_matrix:
+        """TF-IDF rows of unit length."""
+        weighted = counts.multiply(self.idf[np.newaxis, :]).tocsr()
+        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        return sparse.diags(1.0 / np.maximum(norms, 1e-12)) @ weighted
+
+    def _input_bag(self, example: TurnExample) -> Counter[str]:
+        text = " ".join([*example.memory, example.query]) if self.use_history else example.query
+        bag = Counter(tokenize(text))
+        if self.entity_types:
+            for word in list(bag):
+                if word in self.entity_types:
+                    bag[TYPE_PREFIX + self.entity_types[word]] += 1
+        return bag
+
+    def _typed_candidates(self, said: set[str]) -> sparse.csr_matrix:
+        """Candidates with the type word of each of their entity words that the input also has."""
+        present = [self._entity_column[w] for w in said if w in self._entity_column]
+        if not present:
+            return self._plain
+        selector = sparse.csr_matrix((np.ones(len(present)), (present, present)),
+                                     shape=(len(self._entity_column),) * 2)
+        additions = (self._candidate_entities @ selector @ self._entity_type).tocsr()
+        additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
+        return self._normalised(self._counts + additions)
+
+    def predict(self, examples: Sequence[TurnExample]) -> list[str]:
+        predictions = []
+        for example in examples:
+            bag = self._input_bag(example)
+            query = self._normalised(self._bag_matrix([bag]))
+            candidates = self._typed_candidates(set(bag)) if self.entity_types else self._plain
+            scores = (candidates @ query.T).toarray().ravel()
+            predictions.append(self.candidates[int(np.argmax(scores))])
+        return predictions
+
+
+class NearestNeighbour:
+    def __init__(self, training: Sequence[TurnExample]) -> None:
+        self.responses: dict[str, Counter[str]] = defaultdict(Counter)
+        for example in training:
+            self.responses[example.query][example.answer] += 1
+        self.utterances = list(self.responses)
+        self.words = [set(tokenize(u)) for u in self.utterances]
+        self.inverted: dict[str, list[int]] = defaultdict(list)
+        for i, words in enumerate(self.words):
+            for word in words:
+                self.inverted[word].append(i)
+        self.fallback = Counter(a for counts in self.responses.values() for a in counts.elements()).most_common(1)
+
+    def predict_one(self, query: str) -> str:
+        overlap: Counter[int] = Counter()
+        for word in set(tokenize(query)):
+            for i in self.inverted.get(word, ()):
+                overlap[i] += 1
+        if not overlap:
+            return self.fallback[0][0] if self.fallback else ""
+        best = max(overlap.values())
+        votes: Counter[str] = Counter()
+        for i, count in overlap.items():
+            if count == best:
+                votes.update(self.responses[self.utterances[i]])
+        return votes.most_common(1)[0][0]
+
+    def predict(self, examples: Sequence[TurnExample]) -> list[str]:
+        return [self.predict_one(example.query) for example in examples]

@@ -1,0 +1,46 @@
+"""TF-IDF match and nearest neighbour on hand-made examples whose right answers are known."""
+
+from __future__ import annotations
+
+from models.examples import TurnExample
+from models.ir_baselines import NearestNeighbour, TfIdfMatch
+
+
+def ex(query: str, answer: str = "", memory: tuple[str, ...] = ()) -> TurnExample:
+    return TurnExample("d", "t", "trn", 0, memory, tuple("user" for _ in memory), query, answer)
+
+
+CANDIDATES = ["what do you think of this option: resto_1", "here it is resto_1_phone", "here it is resto_2_phone",
+              "api_call thai paris", "api_call thai rome", "hello what can i help you with today"]
+
+
+def test_tfidf_ranks_by_weighted_overlap() -> None:
+    model = TfIdfMatch(CANDIDATES, CANDIDATES + ["hello there", "the phone of resto_2 please"])
+    assert model.predict([ex("hello")]) == ["hello what can i help you with today"]
+    assert model.predict([ex("phone of resto_2_phone")]) == ["here it is resto_2_phone"]
+
+
+def test_tfidf_history_and_match_type() -> None:
+    types = {"thai": "cuisine", "paris": "location", "rome": "location"}
+    history = ("i want thai food", "in rome")
+    plain = TfIdfMatch(CANDIDATES, CANDIDATES, None, use_history=False)
+    with_history = TfIdfMatch(CANDIDATES, CANDIDATES, None, use_history=True)
+    typed = TfIdfMatch(CANDIDATES, CANDIDATES, types, use_history=True)
+    query = ex("<SILENCE>", memory=history)
+    assert with_history.predict([query]) == ["api_call thai rome"] != plain.predict([query])
+    # Both api calls share "thai"; only "rome" was said, so only that call gets the location type word too.
+    said = typed._typed_candidates({"thai", "rome"})
+    base = typed._plain
+    rome, paris = CANDIDATES.index("api_call thai rome"), CANDIDATES.index("api_call thai paris")
+    location = typed.index["#type_location"]
+    assert said[rome, location] > 0 and said[paris, location] == 0 and base[rome, location] == 0
+    assert typed.predict([query]) == ["api_call thai rome"]
+
+
+def test_nearest_neighbour_overlap_then_frequency() -> None:
+    training = [ex("can you book a table", "i'm on it"), ex("can you book a table", "i'm on it"),
+                ex("can you book a table", "where should it be"), ex("in rome please", "how many people")]
+    model = NearestNeighbour(training)
+    assert model.predict([ex("book a table for us")]) == ["i'm on it"]  # most frequent response of the neighbour
+    assert model.predict([ex("rome")]) == ["how many people"]
+    assert model.predict([ex("zzz")]) == ["i'm on it"]  # no overlap: the most frequent response overall
