@@ -153,5 +153,28 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
     click.echo(json.dumps(result))
 
 
+@main.command()
+@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Markdown table; the CSV goes beside it (same name, .csv).")
+@click.option("--methods", default=",".join(("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings",
+                                             "memn2n", "memn2n_match")), show_default=True,
+              help="Comma-separated methods.")
+@click.option("--tasks", default="", help="Comma-separated task numbers (default: every task present).")
+@click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1), help="MemN2N epochs.")
+def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> None:
+    """Table 2: every method on every task present, ours beside the paper's, as Markdown and CSV."""
+    from models.benchmark import METHODS, run_benchmark
+
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    unknown = sorted(set(chosen) - set(METHODS))
+    if unknown:
+        raise click.BadParameter(f"unknown methods {unknown}; choose from {list(METHODS)}", param_hint="--methods")
+    task_numbers = [int(t) for t in tasks.split(",") if t.strip()]
+    started = time.perf_counter()
+    run_benchmark(data, out, chosen, task_numbers or None, epochs, progress=lambda line: click.echo(line, err=True))
+    click.echo(f"wrote {out} and {out.with_suffix('.csv')} in {time.perf_counter() - started:.0f} s", err=True)
+
+
 if __name__ == "__main__":
     main()
