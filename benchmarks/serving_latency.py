@@ -1,0 +1,51 @@
+"""Serving latency of one turn through an exported model's ``serving_default`` signature.
+
+    .venv/bin/python benchmarks/serving_latency.py --model M --data DIR --task 5 [--turns 1000]
+
+Each request is one bot turn (batch of 1: the dialog's memory strings, speakers and query), as a TF Serving
+client would send it; the first 20 requests warm up and are not counted. Prints median, p90, p99 and max in ms.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+import tensorflow as tf
+
+from data.layout import discover
+from models.evaluate import SavedModelRanker
+from models.examples import split_examples
+from models.training import pad_batch
+
+WARM_UP = 20
+
+
+@click.command()
+@click.option("--model", "model_dir", required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--data", required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--task", required=True, type=int)
+@click.option("--split", default="tst", show_default=True)
+@click.option("--turns", default=1000, show_default=True)
+def main(model_dir: Path, data: Path, task: int, split: str, turns: int) -> None:
+    ranker = SavedModelRanker(model_dir)
+    examples = split_examples(discover(data)[task], split)[: turns + WARM_UP]
+    requests = [tuple(tf.constant(a, tf.string) for a in pad_batch([e])) for e in examples]
+    latencies = []
+    for i, (memory, speaker, query) in enumerate(requests):
+        started = time.perf_counter()
+        ranker.serve(memory=memory, memory_speaker=speaker, query=query)["responses"].numpy()
+        if i >= WARM_UP:
+            latencies.append((time.perf_counter() - started) * 1000)
+    ms = np.array(latencies)
+    click.echo(json.dumps({"turns": len(ms), "median_ms": round(float(np.median(ms)), 2),
+                           "p90_ms": round(float(np.percentile(ms, 90)), 2),
+                           "p99_ms": round(float(np.percentile(ms, 99)), 2), "max_ms": round(float(ms.max()), 2),
+                           "mean_memory": round(float(np.mean([len(e.memory) for e in examples])), 1)}))
+
+
+if __name__ == "__main__":
+    main()
