@@ -25,10 +25,10 @@ from data.corpus import (
     KBResult,
     Line,
     Turn,
+    parse_kb_result,
 )
 
 _ID_LINE = re.compile(r"([1-9][0-9]*) (.*)", re.DOTALL)
-_KB_RESULT = re.compile(r"\S+ R_\S+ \S.*")
 _CANDIDATE_LINE = re.compile(r"1 (.+)", re.DOTALL)
 _KB_LINE = re.compile(r"1 (\S+) (R_\S+)\t(.+)", re.DOTALL)
 
@@ -91,7 +91,7 @@ def parse_line(raw: str, path: str | os.PathLike[str], number: int) -> Line:
         if not bot.strip():
             raise FormatError(path, number, "empty bot utterance after the TAB")
         return Turn(line_id, user, bot)
-    if rest == NO_RESULT or _KB_RESULT.fullmatch(rest):
+    if rest == NO_RESULT or parse_kb_result(rest) is not None:
         return KBResult(line_id, rest)
     raise FormatError(
         path,

@@ -6,12 +6,22 @@ what was read reproduces the file exactly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 SILENCE = "<SILENCE>"
 API_CALL_PREFIX = "api_call"
 NO_RESULT = "api_call no result"
+
+
+_KB_RESULT = re.compile(r"(\S+) (R_\S+) (\S.*)")
+
+
+def parse_kb_result(text: str) -> tuple[str, str, str] | None:
+    """``(entity, attribute, value)`` of a KB result text ``entity R_attribute value``, else None."""
+    match = _KB_RESULT.fullmatch(text)
+    return (match.group(1), match.group(2), match.group(3)) if match else None
 
 
 def is_api_call(bot_utterance: str) -> bool:
@@ -57,10 +67,7 @@ class KBResult:
     @property
     def fact(self) -> tuple[str, str, str] | None:
         """``(entity, attribute, value)``, or None for ``api_call no result``."""
-        if self.is_no_result:
-            return None
-        entity, attribute, value = self.text.split(" ", 2)
-        return entity, attribute, value
+        return None if self.is_no_result else parse_kb_result(self.text)
 
 
 Line = Turn | KBResult

@@ -12,7 +12,6 @@ and a speaker word (``#user`` / ``#bot``); the query is the bag of its word ids.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
@@ -30,7 +29,6 @@ PAD_ID, UNK_ID = 0, 1
 SPEAKER_WORDS = {USER: "#user", BOT: "#bot"}
 TIME_FEATURES = 1000
 TYPE_PREFIX = "#type_"
-_KB_RESULT = re.compile(r"(\S+) R_(\S+) (\S.*)")
 
 
 def tokenize(text: str) -> list[str]:

@@ -9,10 +9,9 @@ a proposed option mean yes or no (with a keyword rule for answers never seen in 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from data.corpus import is_api_call, is_silence
+from data.corpus import is_api_call, is_silence, parse_kb_result
 from data.layout import TaskFiles
 from data.restaurant_kb import FIELDS
 from data.restaurant_patterns import (
@@ -32,7 +31,6 @@ from data.restaurant_patterns import (
 from models.examples import USER, TurnExample, split_examples
 from models.features import corpus_facts
 
-_KB_RESULT = re.compile(r"(\S+) (R_\S+) (\S+)")
 _OPTION_PREFIX = BOT_OPTION.split("{", 1)[0]
 # KB attribute of each request field.
 _FIELD_ATTRIBUTES = {"cuisine": "R_cuisine", "location": "R_location", "party_size": "R_number", "price": "R_price"}
@@ -69,9 +67,10 @@ class RuleBasedSystem:
     def _read(self, example: TurnExample) -> _History:
         history = _History()
         for text, speaker in zip(example.memory, example.memory_speaker, strict=True):
-            fact = _KB_RESULT.fullmatch(text) if speaker == USER else None
+            fact = parse_kb_result(text) if speaker == USER else None
             if fact:
-                history.results.setdefault(fact.group(1), {})[fact.group(2)] = fact.group(3)
+                entity, attribute, value = fact
+                history.results.setdefault(entity, {})[attribute] = value
             elif speaker == USER:
                 self._fill(history.slots, text)
             else:
