@@ -12,6 +12,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from models.embeddings import SupervisedEmbeddings
 from models.features import FeatureSpec, Featurizer
 from models.memn2n import MemN2N
 
@@ -19,7 +20,7 @@ SPEC_ASSET = "feature_spec.json"
 
 
 class DialogServingModule(tf.Module):
-    def __init__(self, spec: FeatureSpec, model: MemN2N, top_k: int = 10) -> None:
+    def __init__(self, spec: FeatureSpec, model: MemN2N | SupervisedEmbeddings, top_k: int = 10) -> None:
         super().__init__()
         self.featurizer = Featurizer(spec)
         self.model = model

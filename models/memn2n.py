@@ -26,6 +26,16 @@ def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor) -> tf.T
     return ops.sum(embedding(ids) * mask[..., None], axis=-2)
 
 
+def matched_entity_types(inputs: dict[str, tf.Tensor], match_type_ids: tf.Tensor, vocabulary_size: int) -> tf.Tensor:
+    """[B, C, K] bool: candidate c has a word of type k (``match_type_ids`` [C, K, P]) that also occurs in the
+    query or the memory (section 4.5's three conditions; the KB gave the types)."""
+    batch = ops.shape(inputs["query"])[0]
+    said = ops.concatenate([ops.reshape(inputs["memory"], (batch, -1)), inputs["query"]], axis=1)
+    seen = tf.math.bincount(said, minlength=vocabulary_size, maxlength=vocabulary_size, axis=-1) > 0  # [B, V]
+    seen = tf.concat([tf.zeros_like(seen[:, :1]), seen[:, 1:]], axis=1)  # padding is never a match
+    return ops.any(tf.gather(seen, match_type_ids, axis=1), axis=-1)
+
+
 class MemN2N(keras.Model):
     """Scores every candidate for a (memory, query) pair. ``call`` returns logits [B, C]."""
 
@@ -79,13 +89,7 @@ class MemN2N(keras.Model):
         return logits
 
     def matched_types(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        """[B, C, K] bool: candidate c has a word of type k that also occurs in the query or the memory."""
-        batch = ops.shape(inputs["query"])[0]
-        said = ops.concatenate([ops.reshape(inputs["memory"], (batch, -1)), inputs["query"]], axis=1)
-        seen = tf.math.bincount(said, minlength=self.vocabulary_size, maxlength=self.vocabulary_size,
-                                axis=-1) > 0  # [B, V]: words in the query or the memory
-        seen = tf.concat([tf.zeros_like(seen[:, :1]), seen[:, 1:]], axis=1)  # padding is never a match
-        return ops.any(tf.gather(seen, self.match_type_ids, axis=1), axis=-1)
+        return matched_entity_types(inputs, self.match_type_ids, self.vocabulary_size)
 
     def _match_type_logits(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         matched = self.matched_types(inputs)  # [B, C, K]

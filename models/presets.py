@@ -26,3 +26,8 @@ EMBEDDINGS_TABLE8: dict[int, dict[str, float | int | bool]] = {
 def memn2n_preset(task: int) -> dict[str, float | int]:
     """Table 9's row for a task; tasks beyond 6 take task 6's (real dialogs)."""
     return dict(MEMN2N_TABLE9.get(task, MEMN2N_TABLE9[6]))
+
+
+def embeddings_preset(task: int) -> dict[str, float | int | bool]:
+    """Table 8's row for a task; tasks beyond 6 take task 6's."""
+    return dict(EMBEDDINGS_TABLE8.get(task, EMBEDDINGS_TABLE8[6]))

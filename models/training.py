@@ -16,15 +16,17 @@ import numpy as np
 import tensorflow as tf
 
 from data.layout import TaskFiles
+from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
 from models.examples import TurnExample, split_examples
 from models.export import DialogServingModule, export
 from models.features import FeatureSpec, Featurizer, build_spec, candidate_type_slots
 from models.memn2n import MemN2N
-from models.presets import memn2n_preset
+from models.presets import embeddings_preset, memn2n_preset
 
 
 @dataclass(frozen=True)
 class TrainConfig:
+    model: str = "memn2n"  # or "embeddings"
     match_type: bool = False
     hops: int = 3
     embedding_dim: int = 32
@@ -34,13 +36,24 @@ class TrainConfig:
     clipnorm: float = 40.0
     max_memory: int = 200
     seed: int = 0
+    # Supervised embeddings only: margin ranking loss with sampled negatives, input, A = B.
+    margin: float = 0.01
+    negatives: int = 100
+    use_history: bool = True
+    shared_embeddings: bool = False
 
     @classmethod
-    def paper(cls, task: int, **overrides: Any) -> TrainConfig:
-        """Table 9's hops, embedding size and learning rate for ``task``, then ``overrides``."""
-        preset = memn2n_preset(task)
-        base = cls(hops=int(preset["hops"]), embedding_dim=int(preset["embedding_dim"]),
-                   learning_rate=float(preset["learning_rate"]))
+    def paper(cls, task: int, model: str = "memn2n", **overrides: Any) -> TrainConfig:
+        """Table 9's (MemN2N) or Table 8's (embeddings) settings for ``task``, then ``overrides``."""
+        if model == "embeddings":
+            preset = embeddings_preset(task)
+            base = cls(model=model, embedding_dim=int(preset["embedding_dim"]),
+                       learning_rate=float(preset["learning_rate"]), margin=float(preset["margin"]),
+                       negatives=int(preset["negatives"]), use_history=bool(preset["use_history"]))
+        else:
+            preset = memn2n_preset(task)
+            base = cls(model=model, hops=int(preset["hops"]), embedding_dim=int(preset["embedding_dim"]),
+                       learning_rate=float(preset["learning_rate"]))
         return replace(base, **overrides)
 
 
@@ -74,13 +87,25 @@ def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.nda
     return np.array([index[e.answer] for e in examples], dtype=np.int32)
 
 
-def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N:
+def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N | SupervisedEmbeddings:
     featurizer = Featurizer(spec)
     candidate_ids = featurizer.sentence_ids(tf.constant(spec.candidates)).numpy()
     match_ids, type_ids = candidate_type_slots(spec) if config.match_type else (None, None)
-    model = MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
-                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
-    return model
+    if config.model == "embeddings":
+        return SupervisedEmbeddings(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim,
+                                    use_history=config.use_history, shared=config.shared_embeddings,
+                                    match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
+    if config.model != "memn2n":
+        raise ValueError(f"model must be memn2n or embeddings, not {config.model!r}")
+    return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
+                  match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
+
+
+def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
+    """Softmax cross-entropy over all candidates (MemN2N, appendix A); margin ranking (embeddings, 4.3)."""
+    if config.model == "embeddings":
+        return margin_ranking_loss(config.margin, config.negatives)
+    return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
 
 class BestOnDev(keras.callbacks.Callback):
@@ -114,7 +139,7 @@ class BestOnDev(keras.callbacks.Callback):
 
 def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
           log_dir: str | None = None) -> dict[str, Any]:
-    """Train MemN2N on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
+    """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
     keras.utils.set_random_seed(config.seed)
     trn, dev = split_examples(files, "trn"), split_examples(files, "dev")
     memory_size = min(config.max_memory, max(len(e.memory) for e in trn + dev) or 1)
@@ -124,7 +149,7 @@ def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, 
     x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
     model = build_model(spec, config)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+                  loss=training_loss(config))
     best = BestOnDev(x_dev, y_dev)
     callbacks: list[keras.callbacks.Callback] = [best]
     if log_dir:

@@ -101,10 +101,14 @@ def _task_files(data: Path, task: int):
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Corpus directory in the dialog-bAbI layout.")
 @click.option("--task", required=True, type=int, help="Task number (1-6).")
-@click.option("--model", "model_kind", type=click.Choice(["memn2n"]), default="memn2n", show_default=True)
+@click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings"]), default="memn2n",
+              show_default=True, help="MemN2N (appendix A) or supervised embeddings (4.3).")
 @click.option("--match-type/--no-match-type", default=False, show_default=True, help="Match-type features (4.5).")
 @click.option("--preset", type=click.Choice(["paper", "none"]), default="paper", show_default=True,
-              help="paper: Table 9's hops, embedding size and learning rate for the task.")
+              help="paper: Table 9 (MemN2N) or Table 8 (embeddings) settings for the task.")
+@click.option("--history/--no-history", "use_history", default=None,
+              help="Embeddings: the whole history as input, or the last utterance (overrides the preset).")
+@click.option("--shared-embeddings", is_flag=True, help="Embeddings: A = B.")
 @click.option("--hops", type=click.IntRange(1, 4), help="Memory hops (overrides the preset).")
 @click.option("--embedding-dim", type=int, help="Embedding size (overrides the preset).")
 @click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
@@ -113,17 +117,20 @@ def _task_files(data: Path, task: int):
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="SavedModel directory.")
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
-def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, hops: int | None,
-          embedding_dim: int | None, learning_rate: float | None, epochs: int, batch_size: int, seed: int, out: Path,
-          log_dir: str | None) -> None:
+def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
+          shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
+          epochs: int, batch_size: int, seed: int, out: Path, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
     from models.training import TrainConfig
     from models.training import train as run_training
 
     overrides = {key: value for key, value in (("hops", hops), ("embedding_dim", embedding_dim),
-                                               ("learning_rate", learning_rate)) if value is not None}
-    common = {"match_type": match_type, "epochs": epochs, "batch_size": batch_size, "seed": seed, **overrides}
-    config = TrainConfig.paper(task, **common) if preset == "paper" else TrainConfig(**common)
+                                               ("learning_rate", learning_rate), ("use_history", use_history))
+                 if value is not None}
+    common = {"match_type": match_type, "epochs": epochs, "batch_size": batch_size, "seed": seed,
+              "shared_embeddings": shared_embeddings, **overrides}
+    config = (TrainConfig.paper(task, model=model_kind, **common) if preset == "paper"
+              else TrainConfig(model=model_kind, **common))
     from data.babi_format import FormatError
 
     try:

@@ -1,0 +1,76 @@
+"""Supervised embeddings (section 4.3 of Bordes et al., 2017): f(x, y) = (A x)^T (B y), margin ranking loss.
+
+x is the bag of words of the last user utterance, or of the whole history and the last utterance (Table 8's
+"use history"); y is a candidate's bag of words. A = B is an option. Match type (4.5 / appendix D): with
+history, the three-condition rule of the Memory Network; without, a candidate gets the type word of each KB
+entity type it has a word of, whether or not that word was said.
+"""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+from models.memn2n import bag_of_embeddings, matched_entity_types
+
+
+class SupervisedEmbeddings(keras.Model):
+    """Scores every candidate for an input. ``call`` returns scores [B, C]."""
+
+    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 32,
+                 use_history: bool = True, shared: bool = False, match_type_ids: np.ndarray | None = None,
+                 type_word_ids: np.ndarray | None = None, seed: int = 0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.vocabulary_size = vocabulary_size
+        self.use_history = use_history
+        init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
+        self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="A")
+        self.B = self.A if shared else keras.layers.Embedding(vocabulary_size, embedding_dim,
+                                                               embeddings_initializer=init, name="B")
+        self.candidate_ids = tf.constant(candidate_ids, dtype=tf.int32)  # [C, S]
+        self.match_type = match_type_ids is not None
+        if self.match_type:
+            self.match_type_ids = tf.constant(match_type_ids, dtype=tf.int32)  # [C, K, P]
+            self.type_word_ids = tf.constant(type_word_ids, dtype=tf.int32)  # [K]
+
+    def encode_input(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        """A x: [B, d]. With history, the memory's words (time and speaker words left out) join the query's."""
+        x = bag_of_embeddings(self.A, inputs["query"])
+        if self.use_history:
+            words = inputs["memory"][..., :-2]  # the last two ids of a slot are its time and speaker words
+            x = x + ops.sum(bag_of_embeddings(self.A, words), axis=1)
+        return x
+
+    def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        x = self.encode_input(inputs)
+        scores = ops.matmul(x, ops.transpose(bag_of_embeddings(self.B, self.candidate_ids)))  # [B, C]
+        if self.match_type:
+            if self.use_history:
+                matched = matched_entity_types(inputs, self.match_type_ids, self.vocabulary_size)  # [B, C, K]
+            else:  # appendix D: the candidate's own entity types, said or not
+                matched = ops.any(ops.greater(self.match_type_ids, 0), axis=-1)[None]  # [1, C, K]
+            type_scores = ops.matmul(x, ops.transpose(self.B(self.type_word_ids)))  # [B, K]
+            scores = scores + ops.sum(ops.cast(matched, x.dtype) * type_scores[:, None, :], axis=-1)
+        return scores
+
+    def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
+        """Scores, and an empty attention [B, 0, M] (no memory hops) so that both models export alike."""
+        scores = self(inputs)
+        memory = inputs["memory"]
+        return scores, tf.zeros([tf.shape(memory)[0], 0, tf.shape(memory)[1]], dtype=scores.dtype)
+
+
+def margin_ranking_loss(margin: float, negatives: int) -> keras.losses.Loss:
+    """sum over N sampled negatives y' of max(0, margin - f(x, y) + f(x, y')); a negative equal to y counts 0."""
+
+    def loss(y_true: tf.Tensor, scores: tf.Tensor) -> tf.Tensor:
+        gold = tf.cast(tf.reshape(y_true, [-1, 1]), tf.int32)
+        positive = tf.gather(scores, gold, batch_dims=1)  # [B, 1]
+        sampled = tf.random.uniform([tf.shape(scores)[0], negatives], maxval=tf.shape(scores)[1], dtype=tf.int32)
+        negative = tf.gather(scores, sampled, batch_dims=1)  # [B, N]
+        hinge = tf.nn.relu(margin - positive + negative)
+        return tf.reduce_sum(tf.where(sampled == gold, tf.zeros_like(hinge), hinge), axis=-1)
+
+    return loss
