@@ -161,6 +161,40 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
 
 
 @main.command()
+@click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--task", required=True, type=int)
+@click.option("--dialog", "dialog_index", required=True, type=click.IntRange(min=0),
+              help="Dialog number in the split, from 0 (its id is babi-N/split/K).")
+@click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
+@click.option("--png", type=click.Path(dir_okay=False, path_type=Path), help="Write a heat map of one turn.")
+@click.option("--turn", type=int, help="Bot turn for the heat map (default: the dialog's last).")
+def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: str, png: Path | None,
+            turn: int | None) -> None:
+    """Per-hop attention over the memories for each bot turn of a dialog (Tables 3-6 of the paper)."""
+    from models.evaluate import SavedModelRanker
+    from models.examples import split_examples
+    from models.explain import explain_turns, format_turn, write_heat_map
+
+    try:
+        examples = split_examples(_task_files(data, task), split)
+        ranker = SavedModelRanker(model_dir)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    wanted = [e for e in examples if e.dialog_id.endswith(f"/{split}/{dialog_index}")]
+    if not wanted:
+        raise click.ClickException(f"task {task} {split} has no dialog {dialog_index}")
+    turns = explain_turns(ranker, wanted)
+    click.echo("\n\n".join(format_turn(t) for t in turns))
+    if png is not None:
+        chosen = turns[-1] if turn is None else next((t for t in turns if t.example.turn == turn), None)
+        if chosen is None:
+            raise click.ClickException(f"dialog {dialog_index} has no bot turn {turn} (0-{len(turns) - 1})")
+        write_heat_map(chosen, png)
+        click.echo(f"wrote {png}", err=True)
+
+
+@main.command()
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Markdown table; the CSV goes beside it (same name, .csv).")

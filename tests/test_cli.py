@@ -67,6 +67,20 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     mistakes = [json.loads(line) for line in report.read_text().splitlines()]
     assert len(mistakes) == round(result["turns"] * (1 - result["per_response_accuracy"] / 100))
 
+    png = tmp_path / "attention.png"
+    explained = runner.invoke(main, ["explain", "--model", str(model), "--data", str(data), "--task", "1",
+                                     "--dialog", "2", "--png", str(png)])
+    assert explained.exit_code == 0, explained.output
+    assert "Bot turn 0 of babi-1/tst/2" in explained.output and "Hop #1" in explained.output
+    assert explained.output.count("Predicted answer:") == explained.output.count("Bot turn ")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    no_dialog = runner.invoke(main, ["explain", "--model", str(model), "--data", str(data), "--task", "1",
+                                     "--dialog", "99"])
+    assert no_dialog.exit_code == 1 and "has no dialog 99" in no_dialog.output
+    no_turn = runner.invoke(main, ["explain", "--model", str(model), "--data", str(data), "--task", "1",
+                                   "--dialog", "0", "--png", str(png), "--turn", "50"])
+    assert no_turn.exit_code == 1 and "has no bot turn 50" in no_turn.output
+
     missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
     wrong_task = runner.invoke(main, ["train", "--data", str(data), "--task", "3", "--out", str(model)])

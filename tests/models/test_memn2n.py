@@ -13,6 +13,7 @@ from data.layout import discover
 from data.restaurant_corpus import GenerationPlan, generate
 from models.evaluate import SavedModelRanker, evaluate
 from models.examples import TurnExample, split_examples
+from models.explain import explain_turns
 from models.export import DialogServingModule, export
 from models.features import (
     PAD_ID,
@@ -132,3 +133,16 @@ def test_export_answers_like_the_in_memory_model(task1, spec: FeatureSpec, tmp_p
 def test_evaluate_refuses_a_directory_without_a_model(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no saved_model.pb"):
         SavedModelRanker(tmp_path)
+
+
+def test_explain_puts_attention_back_in_time_order(task1, spec: FeatureSpec, tmp_path: Path) -> None:
+    model = build_model(spec, TrainConfig(hops=2, embedding_dim=8))
+    examples = split_examples(task1, "dev")[:8]  # the first dialog's turns: 0 to 7+ memories
+    export(DialogServingModule(spec, model), tmp_path / "model")
+    ranker = SavedModelRanker(tmp_path / "model")
+    features = featurize(Featurizer(spec), examples)
+    _, slots = model.predict_with_attention(features)
+    for turn, e, row in zip(explain_turns(ranker, examples), examples, slots.numpy(), strict=True):
+        assert turn.attention.shape == (2, len(e.memory))
+        kept = min(len(e.memory), spec.memory_size)
+        np.testing.assert_allclose(turn.attention[:, len(e.memory) - kept:], row[:, :kept][:, ::-1], atol=1e-6)
