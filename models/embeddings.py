@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from models.memn2n import bag_of_embeddings, matched_entity_types
+from models.memn2n import bag_of_embeddings, embed_bags, matched_entity_types, sparse_bags
 
 
 class SupervisedEmbeddings(keras.Model):
@@ -29,7 +29,7 @@ class SupervisedEmbeddings(keras.Model):
         self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="A")
         self.B = self.A if shared else keras.layers.Embedding(vocabulary_size, embedding_dim,
                                                                embeddings_initializer=init, name="B")
-        self.candidate_ids = tf.constant(candidate_ids, dtype=tf.int32)  # [C, S]
+        self.candidate_bags = sparse_bags(candidate_ids)  # [C, S] word ids
         self.match_type = match_type_ids is not None
         if self.match_type:
             self.match_type_ids = tf.constant(match_type_ids, dtype=tf.int32)  # [C, K, P]
@@ -45,7 +45,7 @@ class SupervisedEmbeddings(keras.Model):
 
     def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         x = self.encode_input(inputs)
-        scores = ops.matmul(x, ops.transpose(bag_of_embeddings(self.B, self.candidate_ids)))  # [B, C]
+        scores = ops.matmul(x, ops.transpose(embed_bags(self.B, self.candidate_bags)))  # [B, C]
         if self.match_type:
             if self.use_history:
                 matched = matched_entity_types(inputs, self.match_type_ids, self.vocabulary_size)  # [B, C, K]
