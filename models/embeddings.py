@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from models.memn2n import bag_of_embeddings, embed_bags, matched_entity_types, sparse_bags
+from models.memn2n import bag_of_embeddings, embed_bags, match_type_scores, matched_entity_types, sparse_bags
 
 
 class SupervisedEmbeddings(keras.Model):
@@ -51,8 +51,7 @@ class SupervisedEmbeddings(keras.Model):
                 matched = matched_entity_types(inputs, self.match_type_ids, self.vocabulary_size)  # [B, C, K]
             else:  # appendix D: the candidate's own entity types, said or not
                 matched = ops.any(ops.greater(self.match_type_ids, 0), axis=-1)[None]  # [1, C, K]
-            type_scores = ops.matmul(x, ops.transpose(self.B(self.type_word_ids)))  # [B, K]
-            scores = scores + ops.sum(ops.cast(matched, x.dtype) * type_scores[:, None, :], axis=-1)
+            scores = scores + match_type_scores(x, matched, self.B, self.type_word_ids)
         return scores
 
     def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:

@@ -50,6 +50,16 @@ def embed_bags(embedding: keras.layers.Embedding, bags: tf.SparseTensor) -> tf.T
     return tf.nn.embedding_lookup_sparse(embedding.embeddings.value, bags, None, combiner="sum")
 
 
+def match_type_scores(state: tf.Tensor, matched: tf.Tensor, embedding: keras.layers.Embedding,
+                      type_word_ids: tf.Tensor) -> tf.Tensor:
+    """[B, C]: for each candidate, state^T (embedding of type word k) summed over its matched types k.
+
+    ``matched`` is [B or 1, C, K]; adding a type word to a candidate's bag adds exactly this to its score.
+    """
+    type_scores = ops.matmul(state, ops.transpose(embedding(type_word_ids)))  # [B, K]
+    return ops.sum(ops.cast(matched, state.dtype) * type_scores[:, None, :], axis=-1)
+
+
 class MemN2N(keras.Model):
     """Scores every candidate for a (memory, query) pair. ``call`` returns logits [B, C]."""
 
@@ -58,8 +68,6 @@ class MemN2N(keras.Model):
                  seed: int = 0, **kwargs) -> None:
         super().__init__(**kwargs)
         self.vocabulary_size = vocabulary_size
-        self.hops = hops
-        self.embedding_dim = embedding_dim
         init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
         self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="A")
         self.W = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="W")
@@ -99,9 +107,7 @@ class MemN2N(keras.Model):
         return matched_entity_types(inputs, self.match_type_ids, self.vocabulary_size)
 
     def _match_type_logits(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        matched = self.matched_types(inputs)  # [B, C, K]
-        type_scores = ops.matmul(state, ops.transpose(self.W(self.type_word_ids)))  # [B, K]
-        return ops.sum(ops.cast(matched, state.dtype) * type_scores[:, None, :], axis=-1)
+        return match_type_scores(state, self.matched_types(inputs), self.W, self.type_word_ids)
 
     def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         state, _ = self.attend(inputs)
