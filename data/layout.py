@@ -7,6 +7,7 @@ directory in the public layout is read the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,36 +59,51 @@ class TaskFiles:
         return f"task{self.task}-{self.name}"
 
 
-def _file_or_none(path: Path) -> Path | None:
-    return path if path.is_file() else None
+def discover_names(names: Iterable[str]) -> dict[int, TaskFiles]:
+    """The tasks of a directory listing (file names only): TaskFiles whose paths are bare names.
+
+    A task uses its own ``...-candidates.txt`` (and then only its own ``...-kb.txt``) when present; otherwise
+    the shared ``dialog-babi-candidates.txt`` and its own or the shared ``dialog-babi-kb-all.txt``. Working on
+    names lets readers of remote storage (the TFX ExampleGen on ``gs://``) share the rules with local ones.
+    """
+    present = set(names)
+    tasks: dict[int, TaskFiles] = {}
+    for name in sorted(present):
+        match = _DIALOG_FILE.fullmatch(name)
+        if match is None:
+            continue
+        task, task_name, split = int(match.group(1)), match.group(2), match.group(3)
+        entry = tasks.setdefault(task, TaskFiles(task, task_name))
+        if entry.name != task_name:
+            raise ValueError(f"{name}: task {task} is named both {entry.name!r} and {task_name!r}")
+        entry.splits[split] = Path(name)
+
+    def named(name: str) -> Path | None:
+        return Path(name) if name in present else None
+
+    for entry in tasks.values():
+        own_candidates = task_candidates_name(entry.task, entry.name)
+        own_kb = task_kb_name(entry.task, entry.name)
+        if own_candidates in present:
+            # A task with a candidate set of its own (task 6 in the public release) is a world of its own:
+            # the shared KB of tasks 1-5 is not its KB.
+            entry.candidates = Path(own_candidates)
+            entry.kb = named(own_kb)
+        else:
+            entry.candidates = named(SHARED_CANDIDATES)
+            entry.kb = named(own_kb) or named(SHARED_KB)
+    return dict(sorted(tasks.items()))
 
 
 def discover(directory: str | Path) -> dict[int, TaskFiles]:
-    """The tasks of a corpus directory, by task number, with their split, candidate and KB files.
-
-    A task uses its own ``...-candidates.txt`` (and then only its own ``...-kb.txt``) when present; otherwise
-    the shared ``dialog-babi-candidates.txt`` and its own or the shared ``dialog-babi-kb-all.txt``.
-    """
+    """The tasks of a corpus directory, by task number, with their split, candidate and KB files."""
     directory = Path(directory)
-    tasks: dict[int, TaskFiles] = {}
-    for path in sorted(directory.iterdir()):
-        match = _DIALOG_FILE.fullmatch(path.name)
-        if match is None or not path.is_file():
-            continue
-        task, name, split = int(match.group(1)), match.group(2), match.group(3)
-        entry = tasks.setdefault(task, TaskFiles(task, name))
-        if entry.name != name:
-            raise ValueError(f"{path}: task {task} is named both {entry.name!r} and {name!r} in {directory}")
-        entry.splits[split] = path
+    try:
+        tasks = discover_names(path.name for path in directory.iterdir() if path.is_file())
+    except ValueError as error:
+        raise ValueError(f"{directory}: {error}") from None
     for entry in tasks.values():
-        own_candidates = directory / task_candidates_name(entry.task, entry.name)
-        own_kb = directory / task_kb_name(entry.task, entry.name)
-        if own_candidates.is_file():
-            # A task with a candidate set of its own (task 6 in the public release) is a world of its own:
-            # the shared KB of tasks 1-5 is not its KB.
-            entry.candidates = own_candidates
-            entry.kb = own_kb if own_kb.is_file() else None
-        else:
-            entry.candidates = _file_or_none(directory / SHARED_CANDIDATES)
-            entry.kb = _file_or_none(own_kb) or _file_or_none(directory / SHARED_KB)
-    return dict(sorted(tasks.items()))
+        entry.splits = {split: directory / name for split, name in entry.splits.items()}
+        entry.candidates = directory / entry.candidates if entry.candidates else None
+        entry.kb = directory / entry.kb if entry.kb else None
+    return tasks

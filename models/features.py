@@ -100,18 +100,23 @@ def build_spec(files: TaskFiles, memory_size: int = 100, max_sentence_size: int 
     """Vocabulary from the training dialogs, the candidates and the KB; entity types from the KB and dialogs."""
     if files.candidates is None:
         raise FileNotFoundError(f"task {files.task}: no candidates file next to its dialogs")
-    candidates = tuple(babi_format.read_candidates(files.candidates).candidates)
-    facts = corpus_facts(files)
-    entity_types = kb_entity_types(facts)
-    words: set[str] = set()
-    longest = 1
-    sentences: list[str] = list(candidates)
+    candidates = babi_format.read_candidates(files.candidates).candidates
+    sentences: list[str] = []
     for dialog in babi_format.read_dialogs(files.splits["trn"]):
         for line in dialog.lines:
             sentences += [line.user, line.bot] if isinstance(line, Turn) else [line.text]
-    for entity, attribute, value in facts:
-        sentences.append(f"{entity} {attribute} {value}")
-    for sentence in sentences:
+    return spec_from_sentences(candidates, corpus_facts(files), sentences, memory_size, max_sentence_size)
+
+
+def spec_from_sentences(candidates: Sequence[str], facts: Sequence[tuple[str, str, str]], sentences: Iterable[str],
+                        memory_size: int = 100, max_sentence_size: int = 40) -> FeatureSpec:
+    """The spec from its sources: candidates, KB facts and the training sentences (utterances, KB results)."""
+    candidates = tuple(candidates)
+    entity_types = kb_entity_types(facts)
+    words: set[str] = set()
+    longest = 1
+    every = set(candidates) | set(sentences) | {f"{entity} {attribute} {value}" for entity, attribute, value in facts}
+    for sentence in every:
         tokens = tokenize(sentence)
         words.update(tokens)
         longest = max(longest, len(tokens))

@@ -1,6 +1,6 @@
 """Train a response-ranking model on a task's ``trn`` split, keep the best epoch on ``dev``, export it.
 
-The entry used by ``dialog train`` (and, later, the TFX Trainer's ``run_fn``).
+The entry used by ``dialog train`` (:func:`train`) and the TFX Trainer's ``run_fn`` (:func:`fit_and_export`).
 """
 
 from __future__ import annotations
@@ -137,13 +137,24 @@ class BestOnDev(keras.callbacks.Callback):
             self.model.set_weights(self.best_weights)
 
 
+def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int:
+    """Memory slots the model keeps: the longest memory seen in training data, at most ``config.max_memory``."""
+    return min(config.max_memory, max((len(e.memory) for e in examples), default=0) or 1)
+
+
 def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
           log_dir: str | None = None) -> dict[str, Any]:
     """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
-    keras.utils.set_random_seed(config.seed)
     trn, dev = split_examples(files, "trn"), split_examples(files, "dev")
-    memory_size = min(config.max_memory, max(len(e.memory) for e in trn + dev) or 1)
-    spec = build_spec(files, memory_size=memory_size)
+    spec = build_spec(files, memory_size=memory_size_for(config, trn + dev))
+    return {"task": files.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir)}
+
+
+def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
+                   out: str | Path | None = None, verbose: int = 0, log_dir: str | None = None) -> dict[str, Any]:
+    """The training loop shared by ``dialog train`` and the TFX Trainer: fit on ``trn``, keep the best epoch
+    on ``dev``, export the serving module to ``out``."""
+    keras.utils.set_random_seed(config.seed)
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
     x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
@@ -158,8 +169,8 @@ def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, 
     model.fit(x_trn, y_trn, batch_size=config.batch_size, epochs=config.epochs, shuffle=True, verbose=verbose,
               callbacks=callbacks)
     summary = {
-        "task": files.task, "config": asdict(config), "train_examples": len(trn), "dev_examples": len(dev),
-        "vocabulary_size": len(spec.vocabulary), "candidates": len(spec.candidates), "memory_size": memory_size,
+        "config": asdict(config), "train_examples": len(trn), "dev_examples": len(dev),
+        "vocabulary_size": len(spec.vocabulary), "candidates": len(spec.candidates), "memory_size": spec.memory_size,
         "best_epoch": best.best_epoch, "dev_per_response_accuracy": round(best.best_accuracy, 2),
         "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
     }

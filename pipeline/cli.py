@@ -217,5 +217,34 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> N
     click.echo(f"wrote {out} and {out.with_suffix('.csv')} in {time.perf_counter() - started:.0f} s", err=True)
 
 
+@main.command("pipeline")
+@click.option("--quick", is_flag=True, help="The quick profile (few epochs, under 10 minutes here); default: full.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where artifacts, metadata and pushed models go (default ./pipeline_output).")
+@click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Corpus directory in the dialog-bAbI layout (default ./corpora/restaurant).")
+@click.option("--tasks", default="", help="Comma-separated tasks sharing one candidate set (default: all).")
+@click.option("--beam-arg", "beam_args", multiple=True,
+              help="A Beam pipeline option, repeatable (default: in-memory DirectRunner).")
+def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, beam_args: tuple[str, ...]) -> None:
+    """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
+    from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT
+    from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
+    from pipeline.summary import as_json_line, format_table, run_summary
+
+    try:
+        task_numbers = tuple(int(t) for t in tasks.split(",") if t.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected task numbers separated by commas, got {tasks!r}") from None
+    started = time.perf_counter()
+    located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile="quick" if quick else "full",
+                  tasks=task_numbers, beam_args=beam_args or DEFAULT_BEAM_ARGS)
+    summary = run_summary(located["metadata"])
+    click.echo(format_table(summary), err=True)
+    click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "
+               f"{located['pipeline_root']}", err=True)
+    click.echo(as_json_line(summary))
+
+
 if __name__ == "__main__":
     main()

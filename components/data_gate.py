@@ -1,0 +1,132 @@
+"""DialogDataGate: stop the run on bad data, and report vocabulary drift between training and test splits.
+
+ExampleValidator only records anomalies (TFX_NOTES.md); this component reads them and raises when a blocking split
+has any, so that nothing downstream (the Trainers depend on it) runs on bad data. It also checks what TFDV cannot
+see in free text: every gold answer is a candidate (``answer_index`` >= 0), and, per dialog-bAbI split of the test
+data (``tst``, ``tst-OOV``, ...), how many of its words training never saw and the Jensen-Shannon divergence of
+its word distribution from training's. The report is a JSON file in the output artifact.
+"""
+
+import json
+import math
+import posixpath
+from collections import Counter
+from typing import Any
+
+import tensorflow as tf
+from absl import logging
+from tensorflow_metadata.proto.v0 import anomalies_pb2
+from tfx.dsl.component.experimental.annotations import InputArtifact, OutputArtifact, Parameter
+from tfx.dsl.component.experimental.decorators import component
+from tfx.dsl.io import fileio
+from tfx.types import artifact, artifact_utils, standard_artifacts
+
+from models.features import tokenize
+from models.tf_examples import LABEL_KEY
+
+REPORT_FILE = "data_report.json"
+ANOMALIES_FILE = "SchemaDiff.pb"
+
+
+class DialogDataReport(artifact.Artifact):
+    """What the gate found: anomalies per split, answers outside the candidate set, vocabulary drift."""
+
+    TYPE_NAME = "DialogDataReport"
+
+
+class DataGateError(RuntimeError):
+    pass
+
+
+def split_anomalies(anomalies: artifact.Artifact) -> dict[str, list[str]]:
+    """``{split: ["feature: description", ...]}`` from an ExampleAnomalies artifact."""
+    found: dict[str, list[str]] = {}
+    for split in artifact_utils.decode_split_names(anomalies.split_names):
+        path = posixpath.join(artifact_utils.get_split_uri([anomalies], split), ANOMALIES_FILE)
+        with fileio.open(path, "rb") as handle:
+            proto = anomalies_pb2.Anomalies.FromString(handle.read())
+        found[split] = [f"{feature}: {info.description or info.short_description}"
+                        for feature, info in sorted(proto.anomaly_info.items())]
+        found[split] += [f"(dataset): {reason.description}" for reason in proto.dataset_anomaly_info.reason]
+    return found
+
+
+def read_text_features(examples: artifact.Artifact, split: str) -> list[tuple[str, str, str, int]]:
+    """``(split feature, query, answer, answer_index)`` of every example of one TFX split."""
+    pattern = posixpath.join(artifact_utils.get_split_uri([examples], split), "*")
+    files = sorted(fileio.glob(pattern))
+    spec = {key: tf.io.FixedLenFeature([], tf.string, default_value="") for key in ("split", "query", "answer")}
+    spec[LABEL_KEY] = tf.io.FixedLenFeature([], tf.int64, default_value=-1)
+    rows: list[tuple[str, str, str, int]] = []
+    dataset = tf.data.TFRecordDataset(files, compression_type="GZIP").batch(4096)
+    for batch in dataset.map(lambda records: tf.io.parse_example(records, spec)):
+        columns = (batch["split"].numpy(), batch["query"].numpy(), batch["answer"].numpy(), batch[LABEL_KEY].numpy())
+        rows += [(s.decode(), q.decode(), a.decode(), int(i)) for s, q, a, i in zip(*columns, strict=True)]
+    return rows
+
+
+def js_divergence(p: Counter, q: Counter) -> float:
+    """Jensen-Shannon divergence (base 2, in [0, 1]) of two word-count distributions."""
+    p_total, q_total = sum(p.values()) or 1, sum(q.values()) or 1
+    divergence = 0.0
+    for word in set(p) | set(q):
+        pw, qw = p[word] / p_total, q[word] / q_total
+        mw = (pw + qw) / 2
+        divergence += (pw * math.log2(pw / mw) if pw else 0.0) + (qw * math.log2(qw / mw) if qw else 0.0)
+    return divergence / 2
+
+
+def word_counts(rows: list[tuple[str, str, str, int]]) -> Counter:
+    return Counter(word for _, query, answer, _ in rows for word in tokenize(query) + tokenize(answer))
+
+
+def data_report(anomalies: artifact.Artifact, examples: artifact.Artifact) -> dict[str, Any]:
+    splits = artifact_utils.decode_split_names(examples.split_names)
+    rows = {split: read_text_features(examples, split) for split in splits}
+    train_words = word_counts(rows.get("train", []))
+    drift: dict[str, dict[str, Any]] = {}
+    for split in splits:
+        if split == "train":
+            continue
+        for name in sorted({row[0] for row in rows[split]}):
+            counts = word_counts([row for row in rows[split] if row[0] == name])
+            unseen = Counter({word: n for word, n in counts.items() if word not in train_words})
+            total = sum(counts.values())
+            drift[name] = {"words": total, "distinct_words": len(counts),
+                           "unseen_word_rate": round(sum(unseen.values()) / total, 4) if total else 0.0,
+                           "unseen_distinct_words": len(unseen),
+                           "top_unseen_words": [word for word, _ in unseen.most_common(10)],
+                           "js_divergence_from_train": round(js_divergence(train_words, counts), 4)}
+    not_candidates = {split: sum(1 for row in rows[split] if row[3] < 0) for split in splits}
+    return {"anomalies": split_anomalies(anomalies), "answers_not_in_candidates": not_candidates,
+            "vocabulary_drift": drift}
+
+
+def blocking_problems(report: dict[str, Any], blocking_splits: list[str]) -> list[str]:
+    problems = [f"split {split}: {anomaly}" for split in blocking_splits
+                for anomaly in report["anomalies"].get(split, [])]
+    problems += [f"split {split}: {count} gold answers are not in the candidate set"
+                 for split, count in report["answers_not_in_candidates"].items()
+                 if count and split in blocking_splits]
+    return problems
+
+
+@component
+def DialogDataGate(  # noqa: N802 (TFX component)
+    examples: InputArtifact[standard_artifacts.Examples],
+    anomalies: InputArtifact[standard_artifacts.ExampleAnomalies],
+    report: OutputArtifact[DialogDataReport],
+    blocking_splits: Parameter[str] = "train,eval,test",
+) -> None:
+    """Raises DataGateError when a blocking split has anomalies; writes the data report either way."""
+    found = data_report(anomalies, examples)
+    path = posixpath.join(report.uri, REPORT_FILE)
+    with fileio.open(path + ".tmp", "w") as handle:
+        handle.write(json.dumps(found, indent=1))
+    fileio.rename(path + ".tmp", path, overwrite=True)
+    for name, figures in found["vocabulary_drift"].items():
+        logging.info("vocabulary drift of %s from training: %s", name, figures)
+    problems = blocking_problems(found, [s.strip() for s in blocking_splits.split(",") if s.strip()])
+    if problems:
+        raise DataGateError("the corpus failed validation, nothing downstream runs:\n  " + "\n  ".join(problems)
+                            + f"\n(full report: {path})")

@@ -1,0 +1,150 @@
+"""DialogExampleGen: a corpus directory in the dialog-bAbI layout -> one tf.Example per bot turn (Beam).
+
+A FileBasedExampleGen with its own executor: each input split is a file pattern (``train``: the ``trn`` files,
+``eval``: ``dev``, ``test``: ``tst`` and ``tst-OOV``), files are read whole so dialogs never straddle splits, and
+the original split name travels in the ``split`` feature, so the Evaluator can slice ``tst`` from ``tst-OOV``. The
+base driver fingerprints the matched files, so a changed corpus is read again and an unchanged one is cached.
+
+Every selected task must share one candidate set (tasks 1-5 do; task 6 has its own and runs as its own pipeline).
+The candidates and KB facts are written into the Examples artifact (see ``corpus_resources``); ``answer_index`` is
+the gold answer's position in that candidate set, -1 when it is not a candidate (the curated schema rejects it).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import apache_beam as beam
+from tfx.components.example_gen.base_example_gen_executor import BaseExampleGenExecutor
+from tfx.components.example_gen.component import FileBasedExampleGen
+from tfx.dsl.components.base import executor_spec
+from tfx.dsl.io import fileio
+from tfx.proto import example_gen_pb2
+from tfx.types import artifact_utils, standard_component_specs
+from tfx.utils import proto_utils
+
+from components.corpus_resources import CorpusResources, write_resources
+from data import babi_format
+from data.layout import TaskFiles, discover_names
+from models.examples import dialog_examples, task_label
+from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
+
+# TFX split name -> the dialog-bAbI splits it holds.
+SPLIT_FILES: dict[str, str] = {"train": "trn", "eval": "dev", "test": "tst*"}
+
+
+def input_config(tasks: Sequence[int]) -> example_gen_pb2.Input:
+    """File patterns of the three TFX splits for the given tasks (all tasks when empty)."""
+    selector = "[" + "".join(str(t) for t in sorted(tasks)) + "]" if tasks else "*"
+    return example_gen_pb2.Input(splits=[
+        example_gen_pb2.Input.Split(name=name, pattern=f"dialog-babi-task{selector}-*-{files}.txt")
+        for name, files in SPLIT_FILES.items()])
+
+
+def _read_text(path: str) -> str:
+    with fileio.open(path, "rb") as handle:
+        return babi_format.decode(handle.read(), path)
+
+
+def _corpus_tasks(input_base: str) -> dict[int, TaskFiles]:
+    return discover_names(name.rstrip("/") for name in fileio.listdir(input_base))
+
+
+def _matched_files(input_base: str, pattern: str) -> list[str]:
+    files = sorted(fileio.glob(posixpath.join(input_base, pattern)))
+    if not files:
+        raise FileNotFoundError(f"no file of {input_base} matches {pattern}")
+    return files
+
+
+def _task_of(tasks: dict[int, TaskFiles], path: str) -> tuple[TaskFiles, str]:
+    name = posixpath.basename(path)
+    for entry in tasks.values():
+        for split, split_name in entry.splits.items():
+            if str(split_name) == name:
+                return entry, split
+    raise ValueError(f"{path}: not a dialog file of the dialog-bAbI layout")
+
+
+def _candidates(input_base: str, entry: TaskFiles) -> tuple[str, ...]:
+    if entry.candidates is None:
+        raise FileNotFoundError(f"{input_base}: task {entry.task} has no candidates file")
+    path = posixpath.join(input_base, str(entry.candidates))
+    return tuple(babi_format.parse_candidates(_read_text(path), path).candidates)
+
+
+def _file_examples(path: str, task: int, split: str, candidates: dict[str, int]) -> Iterator[bytes]:
+    label = task_label(task)
+    for index, dialog in enumerate(babi_format.parse_dialogs(_read_text(path), path)):
+        for example in dialog_examples(dialog, f"{label}/{split}/{index}", label, split):
+            answer = candidates.get(example.answer, NOT_A_CANDIDATE)
+            yield to_tf_example(example, answer, NO_CHALLENGE).SerializeToString()
+
+
+@beam.ptransform_fn
+@beam.typehints.with_input_types(beam.Pipeline)
+@beam.typehints.with_output_types(bytes)
+def _DialogFilesToExamples(pipeline: beam.Pipeline, exec_properties: dict[str, Any],  # noqa: N802 (Beam style)
+                           split_pattern: str) -> beam.pvalue.PCollection:
+    input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
+    tasks = _corpus_tasks(input_base)
+    jobs = []
+    for path in _matched_files(input_base, split_pattern):
+        entry, split = _task_of(tasks, path)
+        jobs.append((path, entry.task, split))
+    index = {task: {c: i for i, c in enumerate(_candidates(input_base, tasks[task]))} for _, task, _ in jobs}
+    return (pipeline
+            | "DialogFiles" >> beam.Create(jobs)
+            | "Reshuffle" >> beam.Reshuffle()
+            | "TurnExamples" >> beam.FlatMap(lambda job: _file_examples(job[0], job[1], job[2], index[job[1]])))
+
+
+def corpus_resources(input_base: str, patterns: Sequence[str]) -> CorpusResources:
+    """Candidates and KB facts (KB file, and KB results of the training dialogs) of the tasks the patterns cover."""
+    tasks = _corpus_tasks(input_base)
+    selected = sorted({_task_of(tasks, path)[0].task for pattern in patterns
+                       for path in _matched_files(input_base, pattern)})
+    candidate_sets = {task: _candidates(input_base, tasks[task]) for task in selected}
+    first = candidate_sets[selected[0]]
+    differing = [task for task in selected if candidate_sets[task] != first]
+    if differing:
+        raise ValueError(f"{input_base}: tasks {selected[0]} and {differing[0]} have different candidate sets; "
+                         "one pipeline trains one model over one candidate set, so select tasks that share it "
+                         "(e.g. tasks 1-5, or task 6 alone)")
+    facts: list[tuple[str, str, str]] = []
+    for task in selected:
+        entry = tasks[task]
+        if entry.kb is not None:
+            path = posixpath.join(input_base, str(entry.kb))
+            facts += [(f.entity, f.attribute, f.value) for f in babi_format.parse_kb(_read_text(path), path).facts]
+        if "trn" in entry.splits:
+            path = posixpath.join(input_base, str(entry.splits["trn"]))
+            for dialog in babi_format.parse_dialogs(_read_text(path), path):
+                facts += [line.fact for line in dialog.kb_results if line.fact is not None]
+    return CorpusResources(tuple(selected), first, tuple(dict.fromkeys(facts)))
+
+
+class Executor(BaseExampleGenExecutor):
+    """Writes the splits (base class) and then the corpus resources into the same Examples artifact."""
+
+    def GetInputSourceToExamplePTransform(self) -> beam.PTransform:  # noqa: N802 (TFX API)
+        return _DialogFilesToExamples
+
+    def Do(self, input_dict: dict[str, list], output_dict: dict[str, list],  # noqa: N802 (TFX API)
+           exec_properties: dict[str, Any]) -> None:
+        config = example_gen_pb2.Input()
+        proto_utils.json_to_proto(exec_properties[standard_component_specs.INPUT_CONFIG_KEY], config)
+        resources = corpus_resources(exec_properties[standard_component_specs.INPUT_BASE_KEY],
+                                     [split.pattern for split in config.splits])
+        super().Do(input_dict, output_dict, exec_properties)
+        examples = artifact_utils.get_single_instance(output_dict[standard_component_specs.EXAMPLES_KEY])
+        write_resources(examples.uri, resources)
+
+
+def DialogExampleGen(input_base: Any, tasks: Sequence[int] = ()) -> FileBasedExampleGen:  # noqa: N802 (component)
+    """The component: ``input_base`` is a corpus directory (a path or a RuntimeParameter), ``tasks`` a selection."""
+    return FileBasedExampleGen(input_base=input_base, input_config=input_config(tasks),
+                               custom_executor_spec=executor_spec.BeamExecutorSpec(Executor))
+

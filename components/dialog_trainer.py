@@ -1,0 +1,68 @@
+"""DialogTrainer: the standard TFX Trainer running ``models.training.fit_and_export``, the code of ``dialog train``.
+
+The executor adds one thing to the standard one: the URI of the Examples artifact, so that ``run_fn`` reads the
+candidate set and KB facts the ExampleGen stored inside it. ``custom_config`` holds the fields of
+:class:`models.training.TrainConfig` (model, match_type, hops, epochs, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import asdict
+from typing import Any
+
+from absl import logging
+from tfx.components.trainer import executor as trainer_executor
+from tfx.components.trainer.component import Trainer
+from tfx.components.trainer.fn_args_utils import FnArgs
+from tfx.dsl.components.base import executor_spec
+from tfx.dsl.io import fileio
+from tfx.proto import trainer_pb2
+from tfx.types import artifact_utils, standard_component_specs
+
+from components.corpus_resources import read_resources
+from models.features import spec_from_sentences
+from models.tf_examples import read_tf_examples
+from models.training import TrainConfig, fit_and_export, memory_size_for
+
+EXAMPLES_URI_KEY = "examples_uri"
+SUMMARY_FILE = "training_summary.json"
+
+
+class Executor(trainer_executor.GenericExecutor):
+    def _GetFnArgs(self, input_dict: dict[str, list], output_dict: dict[str, list],  # noqa: N802 (TFX API)
+                   exec_properties: dict[str, Any]) -> FnArgs:
+        fn_args = super()._GetFnArgs(input_dict, output_dict, exec_properties)
+        examples = artifact_utils.get_single_instance(input_dict[standard_component_specs.EXAMPLES_KEY])
+        fn_args.custom_config = {**(fn_args.custom_config or {}), EXAMPLES_URI_KEY: examples.uri}
+        return fn_args
+
+
+def run_fn(fn_args: FnArgs) -> None:
+    """Train on the ``train`` split, keep the best epoch on ``eval``, export to the serving model directory."""
+    settings = dict(fn_args.custom_config)
+    resources = read_resources(settings.pop(EXAMPLES_URI_KEY))
+    config = TrainConfig(**settings)
+    trn, dev = read_tf_examples(fn_args.train_files), read_tf_examples(fn_args.eval_files)
+    sentences = {text for e in trn for text in (*e.memory, e.query, e.answer)}
+    spec = spec_from_sentences(resources.candidates, resources.facts, sentences,
+                               memory_size=memory_size_for(config, trn + dev))
+    logging.info("DialogTrainer: %d train and %d eval turns, tasks %s, %s", len(trn), len(dev), resources.tasks,
+                 config)
+    summary = fit_and_export(spec, trn, dev, config, out=fn_args.serving_model_dir, verbose=2,
+                             log_dir=fn_args.model_run_dir)
+    fileio.makedirs(fn_args.model_run_dir)
+    with fileio.open(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE), "w") as handle:
+        json.dump({"tasks": list(resources.tasks), **summary}, handle, indent=1)
+    logging.info("DialogTrainer: best epoch %d, dev per-response accuracy %.2f%%", summary["best_epoch"],
+                 summary["dev_per_response_accuracy"])
+
+
+def DialogTrainer(examples: Any, config: TrainConfig | dict[str, Any]) -> Trainer:  # noqa: N802 (component)
+    settings = config if isinstance(config, dict) else asdict(config)
+    return Trainer(run_fn=f"{__name__}.run_fn", examples=examples,
+                   train_args=trainer_pb2.TrainArgs(splits=["train"]),
+                   eval_args=trainer_pb2.EvalArgs(splits=["eval"]),
+                   custom_config=settings,
+                   custom_executor_spec=executor_spec.ExecutorClassSpec(Executor))

@@ -1,0 +1,66 @@
+"""Turn examples as tf.Examples (the feature table of DESIGN.md), and back.
+
+The ExampleGen writes them, the Trainer reads them back into :class:`TurnExample`, and the exported model's
+``serving_examples`` signature parses the same feature names, so the three cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import tensorflow as tf
+
+from models.examples import TurnExample
+
+NO_CHALLENGE = "none"
+NOT_A_CANDIDATE = -1
+LABEL_KEY = "answer_index"
+
+
+def _bytes(values: Iterable[str]) -> tf.train.Feature:
+    return tf.train.Feature(bytes_list=tf.train.BytesList(value=[v.encode("utf-8") for v in values]))
+
+
+def _int(value: int) -> tf.train.Feature:
+    return tf.train.Feature(int64_list=tf.train.Int64List(value=[value]))
+
+
+def to_tf_example(example: TurnExample, answer_index: int, challenge: str = NO_CHALLENGE) -> tf.train.Example:
+    """``answer_index`` is the gold answer's position in the candidate set, -1 when it is not a candidate."""
+    return tf.train.Example(features=tf.train.Features(feature={
+        "dialog_id": _bytes([example.dialog_id]),
+        "task": _bytes([example.task]),
+        "split": _bytes([example.split]),
+        "challenge": _bytes([challenge]),
+        "turn": _int(example.turn),
+        "memory": _bytes(example.memory),
+        "memory_speaker": _bytes(example.memory_speaker),
+        "query": _bytes([example.query]),
+        "answer": _bytes([example.answer]),
+        LABEL_KEY: _int(answer_index),
+    }))
+
+
+def from_tf_example(serialized: bytes) -> TurnExample:
+    features = tf.train.Example.FromString(serialized).features.feature
+
+    def texts(key: str) -> tuple[str, ...]:
+        return tuple(v.decode("utf-8") for v in features[key].bytes_list.value)
+
+    def text(key: str) -> str:
+        values = texts(key)
+        if len(values) != 1:
+            raise ValueError(f"tf.Example feature {key!r} must hold one string, found {len(values)}")
+        return values[0]
+
+    return TurnExample(text("dialog_id"), text("task"), text("split"), int(features["turn"].int64_list.value[0]),
+                       texts("memory"), texts("memory_speaker"), text("query"), text("answer"))
+
+
+def read_tf_examples(patterns: Sequence[str], compression: str = "GZIP") -> list[TurnExample]:
+    """Every example of the TFRecord files matching ``patterns`` (as TFX writes them: gzip), in file order."""
+    files = sorted(path for pattern in patterns for path in tf.io.gfile.glob(pattern))
+    if not files:
+        raise FileNotFoundError(f"no TFRecord files match {list(patterns)}")
+    return [from_tf_example(record.numpy())
+            for record in tf.data.TFRecordDataset(files, compression_type=compression)]

@@ -1,0 +1,101 @@
+"""The `dialog` TFX pipeline: one definition for every orchestrator (local, Kubeflow Pipelines / Vertex AI).
+
+DialogExampleGen -> StatisticsGen -> SchemaGen (inferred, for reference) and ImportSchemaGen (the curated schema)
+-> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per model (MemN2N with match type, supervised
+embeddings): Trainer -> Evaluator (TFMA slices, thresholds against the last blessed model) -> AtomicPusher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import tensorflow_model_analysis as tfma
+from tfx.dsl.components.common.resolver import Resolver
+from tfx.dsl.input_resolution.strategies.latest_blessed_model_strategy import LatestBlessedModelStrategy
+from tfx.orchestration import pipeline as tfx_pipeline
+from tfx.types import Channel, standard_artifacts
+from tfx.v1.components import Evaluator, ExampleValidator, ImportSchemaGen, SchemaGen, StatisticsGen
+
+from components.atomic_pusher import AtomicPusher
+from components.data_gate import DialogDataGate
+from components.dialog_example_gen import DialogExampleGen
+from components.dialog_trainer import DialogTrainer
+from models.tf_examples import LABEL_KEY
+from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
+
+METRICS_MODULE = "components.dialog_metrics"
+SLICE_FEATURES: tuple[tuple[str, ...], ...] = (
+    (), ("task",), ("split",), ("challenge",), ("task", "split"), ("task", "challenge"), ("split", "challenge"))
+EVALUATED_SPLITS = ["eval", "test"]
+COMPONENT_NAMES = {"memn2n": "MemN2N", "embeddings": "Embeddings"}
+
+
+def eval_config(min_accuracy: float, max_drop: float) -> tfma.EvalConfig:
+    """Per-response and per-dialog accuracy and hits@k on every slice; the threshold gates the push."""
+    threshold = tfma.MetricThreshold(
+        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_accuracy}),
+        change_threshold=tfma.GenericChangeThreshold(direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+                                                     absolute={"value": -max_drop}))
+    metrics = [
+        tfma.MetricConfig(class_name="ExampleCount"),
+        # Gate on the overall slice only: task 3 and the OOV slices sit far below tasks 1 and 4 by nature.
+        tfma.MetricConfig(class_name="PerResponseAccuracy", module=METRICS_MODULE, per_slice_thresholds=[
+            tfma.PerSliceMetricThreshold(slicing_specs=[tfma.SlicingSpec()], threshold=threshold)]),
+        tfma.MetricConfig(class_name="PerDialogAccuracy", module=METRICS_MODULE),
+        tfma.MetricConfig(class_name="HitsAtK", module=METRICS_MODULE, config='{"k": 2}'),
+        tfma.MetricConfig(class_name="HitsAtK", module=METRICS_MODULE, config='{"k": 10}'),
+    ]
+    return tfma.EvalConfig(
+        model_specs=[tfma.ModelSpec(model_type="tf_generic", signature_name="serving_examples",
+                                    label_key=LABEL_KEY, prediction_key="indices")],
+        slicing_specs=[tfma.SlicingSpec(feature_keys=list(keys)) for keys in SLICE_FEATURES],
+        metrics_specs=[tfma.MetricsSpec(metrics=metrics)])
+
+
+def create_pipeline(
+    *,
+    pipeline_root: str,
+    data_root: Any,
+    serving_model_dir: str,
+    profile: Profile,
+    tasks: Sequence[int] = (),
+    metadata_connection_config: Any = None,
+    beam_pipeline_args: Sequence[str] = (),
+    enable_cache: bool = True,
+    schema_file: str = str(CURATED_SCHEMA),
+    pipeline_name: str = PIPELINE_NAME,
+) -> tfx_pipeline.Pipeline:
+    """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter)."""
+    example_gen = DialogExampleGen(input_base=data_root, tasks=tasks)
+    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
+    inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
+    curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
+    example_validator = ExampleValidator(statistics=statistics_gen.outputs["statistics"],
+                                         schema=curated_schema.outputs["schema"])
+    data_gate = DialogDataGate(examples=example_gen.outputs["examples"],
+                               anomalies=example_validator.outputs["anomalies"])
+    components: list[Any] = [example_gen, statistics_gen, inferred_schema, curated_schema, example_validator,
+                             data_gate]
+    for model in MODELS:
+        name = COMPONENT_NAMES[model]
+        trainer = DialogTrainer(examples=example_gen.outputs["examples"],
+                                config=getattr(profile, model)).with_id(f"{name}Trainer")
+        trainer.add_upstream_node(data_gate)
+        baseline = Resolver(
+            strategy_class=LatestBlessedModelStrategy,
+            model=Channel(type=standard_artifacts.Model, producer_component_id=f"{name}Trainer", output_key="model"),
+            model_blessing=Channel(type=standard_artifacts.ModelBlessing,
+                                   producer_component_id=f"{name}Evaluator", output_key="blessing"),
+        ).with_id(f"{name}LatestBlessedModel")
+        evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
+                              baseline_model=baseline.outputs["model"], example_splits=EVALUATED_SPLITS,
+                              eval_config=eval_config(profile.min_accuracy[model], profile.max_drop),
+                              ).with_id(f"{name}Evaluator")
+        pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],
+                              base_directory=f"{serving_model_dir.rstrip('/')}/{model}").with_id(f"{name}Pusher")
+        components += [trainer, baseline, evaluator, pusher]
+    return tfx_pipeline.Pipeline(
+        pipeline_name=pipeline_name, pipeline_root=pipeline_root, components=components, enable_cache=enable_cache,
+        metadata_connection_config=metadata_connection_config, beam_pipeline_args=list(beam_pipeline_args))
+

@@ -1,0 +1,93 @@
+"""What a finished run produced: the slice table of each model's evaluation, its blessing, where it was pushed.
+
+Read from the pipeline's ML Metadata store (the newest artifacts of each Evaluator and Pusher), so it reports the
+run that just finished whether its components executed or came from the cache.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import tensorflow_model_analysis as tfma
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2
+
+from pipeline.configs import MODELS
+from pipeline.pipeline import COMPONENT_NAMES
+
+PERCENT_METRICS = ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "hits_at_10")
+
+
+def _store(metadata_path: Path) -> metadata_store.MetadataStore:
+    config = metadata_store_pb2.ConnectionConfig()
+    config.sqlite.filename_uri = str(metadata_path)
+    config.sqlite.connection_mode = metadata_store_pb2.SqliteMetadataSourceConfig.READONLY
+    return metadata_store.MetadataStore(config)
+
+
+def _newest(store: metadata_store.MetadataStore, type_name: str, component: str) -> Any | None:
+    """The newest artifact of ``type_name`` written under ``.../<component>/...`` of the pipeline root."""
+    found = [a for a in store.get_artifacts_by_type(type_name) if f"/{component}/" in a.uri
+             and a.state == metadata_store_pb2.Artifact.LIVE]
+    return max(found, key=lambda a: a.id, default=None)
+
+
+def slice_name(slice_key: tuple) -> str:
+    return ",".join(f"{column}={value.decode() if isinstance(value, bytes) else value}"
+                    for column, value in slice_key) or "overall"
+
+
+def slice_metrics(evaluation_uri: str) -> dict[str, dict[str, float]]:
+    """``{"task=babi-1": {"per_response_accuracy": 99.1, ..., "turns": n}}``, accuracies in percent."""
+    table: dict[str, dict[str, float]] = {}
+    for slice_key, outputs in tfma.load_eval_result(evaluation_uri).slicing_metrics:
+        metrics = outputs[""][""]
+        row = {name: round(100 * metrics[name]["doubleValue"], 2) for name in PERCENT_METRICS if name in metrics}
+        row["turns"] = int(metrics.get("example_count", {}).get("doubleValue", 0))
+        table[slice_name(slice_key)] = row
+    return dict(sorted(table.items(), key=lambda item: (item[0] != "overall", item[0].count(","), item[0])))
+
+
+def model_summary(store: metadata_store.MetadataStore, model: str) -> dict[str, Any]:
+    name = COMPONENT_NAMES[model]
+    evaluation = _newest(store, "ModelEvaluation", f"{name}Evaluator")
+    blessing = _newest(store, "ModelBlessing", f"{name}Evaluator")
+    pushed = _newest(store, "PushedModel", f"{name}Pusher")
+    blessed = bool(blessing and blessing.custom_properties["blessed"].int_value)
+    is_pushed = bool(pushed and pushed.custom_properties["pushed"].int_value)
+    return {"pushed_model": pushed.custom_properties["pushed_destination"].string_value if is_pushed else None,
+            "blessed": blessed,
+            "slices": slice_metrics(evaluation.uri) if evaluation else {}}
+
+
+def run_summary(metadata_path: Path) -> dict[str, Any]:
+    """MemN2N's result at the top level (the issue's JSON contract); every model's under ``models``."""
+    store = _store(metadata_path)
+    models = {model: model_summary(store, model) for model in MODELS}
+    return {**models["memn2n"], "models": models}
+
+
+def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_response_accuracy",
+                                                                     "per_dialog_accuracy", "hits_at_10")) -> str:
+    """One line per slice: each model's per-response (per-dialog) accuracy and hits@10, in percent."""
+    models = summary["models"]
+    names = sorted({name for result in models.values() for name in result["slices"]},
+                   key=lambda n: (n != "overall", n.count(","), n))
+    header = f"{'slice':<32}" + "".join(f"{m + ' ' + c.replace('_accuracy', ''):>28}" for m in models
+                                        for c in columns)
+    lines = [header]
+    for name in names:
+        cells = []
+        for model in models:
+            row = models[model]["slices"].get(name, {})
+            cells += [f"{row.get(column, float('nan')):>28.2f}" for column in columns]
+        lines.append(f"{name:<32}" + "".join(cells))
+    for model, result in models.items():
+        lines.append(f"{model}: blessed={result['blessed']} pushed_model={result['pushed_model']}")
+    return "\n".join(lines)
+
+
+def as_json_line(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, sort_keys=False)
