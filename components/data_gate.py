@@ -31,7 +31,7 @@ ANOMALIES_FILE = "SchemaDiff.pb"
 class DialogDataReport(artifact.Artifact):
     """What the gate found: anomalies per split, answers outside the candidate set, vocabulary drift."""
 
-    TYPE_NAME = "DialogDataReport"
+    TYPE_NAME = "dialog.DataReport"  # KFP v2 wants "namespace.Name" titles for custom types
 
 
 class DataGateError(RuntimeError):

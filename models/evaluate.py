@@ -23,7 +23,7 @@ class SavedModelRanker:
         if not (self.directory / "saved_model.pb").is_file():
             raise FileNotFoundError(f"{self.directory}: no saved_model.pb (expected a model written by dialog train)")
         self.loaded = tf.saved_model.load(str(self.directory))
-        self.serve = self.loaded.signatures["serving_default"]
+        self.serve = self.loaded.signatures["serving_speakers"]
 
     def rank(self, examples: Sequence[TurnExample], batch_size: int = 256) -> dict[str, np.ndarray]:
         outputs: dict[str, list[np.ndarray]] = {}

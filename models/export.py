@@ -1,9 +1,12 @@
 """The exported SavedModel: featuriser, network and candidate set in one self-contained module.
 
-Signatures (DESIGN.md): ``serving_default`` on raw text (``memory`` [B, M] and ``memory_speaker`` [B, M]
-strings padded with "", ``query`` [B]) and ``serving_examples`` on serialized tf.Examples (features ``memory``,
-``memory_speaker``, ``query``); both return the top-k ``responses`` with their ``scores`` and the per-hop
-``attention`` over memory slots (most recent memory first).
+Signatures (DESIGN.md), all returning the top-k ``responses`` with their ``scores``, candidate ``indices`` and the
+per-hop ``attention`` over memory slots (most recent memory first):
+
+- ``serving_default``: raw text as a TF Serving client sends it, ``memory`` [B, M] (oldest first, padded at the
+  end with "") and ``query`` [B]. Speakers follow the dialog-bAbI layout (:func:`infer_speakers`).
+- ``serving_speakers``: the same with explicit ``memory_speaker`` [B, M] (``user`` / ``bot``, "" for padding).
+- ``serving_examples``: serialized tf.Examples (features ``memory``, ``memory_speaker``, ``query``), for TFMA.
 """
 
 from __future__ import annotations
@@ -17,6 +20,21 @@ from models.features import FeatureSpec, Featurizer
 from models.memn2n import MemN2N
 
 SPEC_ASSET = "feature_spec.json"
+KB_RESULT_PATTERN = r"\S+ R_\S+ .+"  # "entity R_attribute value": an API output, spoken by the user side
+
+
+def infer_speakers(memory: tf.Tensor) -> tf.Tensor:
+    """Speakers of a memory [B, M] laid out as in dialog-bAbI: KB result lines are ``user``, the other
+    utterances alternate ``user``, ``bot``, ... from the first; "" after the last non-empty entry is padding
+    (an empty utterance inside the history, as task 6 has, keeps its place)."""
+    filled = tf.not_equal(memory, "")
+    positions = tf.range(tf.shape(memory)[1])[tf.newaxis, :]
+    last = tf.reduce_max(tf.where(filled, positions, -1), axis=1, keepdims=True)
+    present = positions <= last
+    is_kb = tf.strings.regex_full_match(memory, KB_RESULT_PATTERN)
+    turn_position = tf.cumsum(tf.cast(present & ~is_kb, tf.int32), axis=1) - 1
+    speaker = tf.where(is_kb | (turn_position % 2 == 0), "user", "bot")
+    return tf.where(present, speaker, "")
 
 
 class DialogServingModule(tf.Module):
@@ -24,6 +42,9 @@ class DialogServingModule(tf.Module):
         super().__init__()
         self.featurizer = Featurizer(spec)
         self.model = model
+        # The model's tf.Variables as a tracked collection: without it, loaders that restore by the TF1 saver
+        # (TF Serving, saved_model_cli run) cannot find Keras 3 variables (keras-team/keras#20095).
+        self.model_variables = [weight.value for weight in model.weights]
         self.candidates = tf.constant(spec.candidates)
         self.top_k = min(top_k, len(spec.candidates))
         self._spec_json = spec.to_json()  # written to assets/ by export(); not needed to serve
@@ -36,9 +57,14 @@ class DialogServingModule(tf.Module):
                 "indices": top.indices, "attention": attention}
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+                                  tf.TensorSpec([None], tf.string, name="query")])
+    def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        return self.rank(memory, infer_speakers(memory), query)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
                                   tf.TensorSpec([None], tf.string, name="query")])
-    def serve(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+    def serve_speakers(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         return self.rank(memory, memory_speaker, query)
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
@@ -60,6 +86,7 @@ def export(module: DialogServingModule, directory: str | Path) -> None:
         tf.io.gfile.rmtree(str(staging))
     tf.saved_model.save(module, str(staging), signatures={
         "serving_default": module.serve.get_concrete_function(),
+        "serving_speakers": module.serve_speakers.get_concrete_function(),
         "serving_examples": module.serve_examples.get_concrete_function(),
     })
     (staging / "assets").mkdir(exist_ok=True)

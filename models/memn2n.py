@@ -74,6 +74,10 @@ class MemN2N(keras.Model):
         self.R = [keras.layers.Dense(embedding_dim, use_bias=False, name=f"R{h}",
                                      kernel_initializer=keras.initializers.RandomNormal(stddev=0.1, seed=seed + h))
                   for h in range(hops)]
+        for h, layer in enumerate(self.R):
+            # A list attribute is invisible to TensorFlow's checkpoint graph; named attributes put each R in the
+            # SavedModel's variables under model/R{h}, so TF1-style loaders (saved_model_cli run) restore it too.
+            setattr(self, f"R{h}", layer)
         # Constants that travel with the model: the candidates' word ids and, for match type, their typed words.
         self.candidate_bags = sparse_bags(candidate_ids)  # [C, S] word ids
         self.match_type = match_type_ids is not None

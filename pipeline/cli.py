@@ -246,5 +246,36 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, 
     click.echo(as_json_line(summary))
 
 
+@main.command()
+@click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A SavedModel, or a pushed model's base directory (its newest version is used).")
+@click.option("--kb", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="KB file for API calls (default: corpora/restaurant/dialog-babi-kb-all.txt when present).")
+def chat(model_dir: Path, kb: Path | None) -> None:
+    """Talk to a model in the terminal; API calls are answered from the KB. An empty line is <SILENCE>;
+    end with Ctrl-D."""
+    from data.babi_format import read_kb
+    from data.layout import SHARED_KB
+    from pipeline.configs import DEFAULT_DATA
+
+    kb = kb or (DEFAULT_DATA / SHARED_KB if (DEFAULT_DATA / SHARED_KB).is_file() else None)
+    facts = read_kb(kb).facts if kb else []
+    from models.chat import ChatSession
+
+    try:
+        session = ChatSession(model_dir, facts)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"model {session.model_dir}; KB {kb or 'none (API calls are not answered)'}", err=True)
+    while True:
+        try:
+            user = input("you> ")
+        except EOFError:
+            click.echo("", err=True)
+            return
+        for speaker, line in session.respond(user):
+            click.echo(f"{speaker + '>':<5}{line}")
+
+
 if __name__ == "__main__":
     main()

@@ -21,7 +21,7 @@ if __package__ in (None, ""):  # run as a file (tfx CLI): make the repository im
 from tfx.orchestration import metadata  # noqa: E402
 from tfx.orchestration.local.local_dag_runner import LocalDagRunner  # noqa: E402
 
-from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES  # noqa: E402
+from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES, Profile  # noqa: E402
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
 # In-memory DirectRunner: on this 2-core machine it beat multi-processing for the whole pipeline (TFX_NOTES.md).
@@ -33,13 +33,14 @@ def paths(root: Path) -> dict[str, Path]:
             "serving_model_dir": root / "serving_model"}
 
 
-def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str = "quick", tasks: Sequence[int] = (),
-        beam_args: Sequence[str] = DEFAULT_BEAM_ARGS) -> dict[str, Path]:
+def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Profile = "quick",
+        tasks: Sequence[int] = (), beam_args: Sequence[str] = DEFAULT_BEAM_ARGS) -> dict[str, Path]:
     located = paths(Path(root).resolve())
     located["metadata"].parent.mkdir(parents=True, exist_ok=True)
     LocalDagRunner().run(create_pipeline(
         pipeline_root=str(located["pipeline_root"]), data_root=str(Path(data).resolve()),
-        serving_model_dir=str(located["serving_model_dir"]), profile=PROFILES[profile], tasks=tasks,
+        serving_model_dir=str(located["serving_model_dir"]),
+        profile=PROFILES[profile] if isinstance(profile, str) else profile, tasks=tasks,
         metadata_connection_config=metadata.sqlite_metadata_connection_config(str(located["metadata"])),
         beam_pipeline_args=beam_args))
     return located

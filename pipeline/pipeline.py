@@ -67,7 +67,7 @@ def create_pipeline(
     pipeline_name: str = PIPELINE_NAME,
 ) -> tfx_pipeline.Pipeline:
     """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter)."""
-    example_gen = DialogExampleGen(input_base=data_root, tasks=tasks)
+    example_gen = DialogExampleGen(input_base=data_root, tasks=tasks).with_id("DialogExampleGen")
     statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
     inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
     curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")

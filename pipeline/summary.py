@@ -62,11 +62,31 @@ def model_summary(store: metadata_store.MetadataStore, model: str) -> dict[str, 
             "slices": slice_metrics(evaluation.uri) if evaluation else {}}
 
 
+def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
+    """Wall time of each component in the newest run, cached ones included (~0 s).
+
+    The local runner runs components one after the other and MLMD stamps an execution when it is published, so
+    a component's time is the gap since the previous component's stamp (the first: since its own creation).
+    """
+    newest: dict[str, Any] = {}
+    for context in store.get_contexts_by_type("node"):
+        executions = store.get_executions_by_context(context.id)
+        if executions:
+            newest[context.name.rsplit(".", 1)[-1]] = max(executions, key=lambda e: e.id)
+    ordered = sorted(newest.items(), key=lambda item: item[1].last_update_time_since_epoch)
+    seconds: dict[str, float] = {}
+    previous = min((e.create_time_since_epoch for _, e in ordered), default=0)
+    for name, execution in ordered:
+        seconds[name] = round((execution.last_update_time_since_epoch - previous) / 1000, 1)
+        previous = execution.last_update_time_since_epoch
+    return seconds
+
+
 def run_summary(metadata_path: Path) -> dict[str, Any]:
     """MemN2N's result at the top level (the issue's JSON contract); every model's under ``models``."""
     store = _store(metadata_path)
     models = {model: model_summary(store, model) for model in MODELS}
-    return {**models["memn2n"], "models": models}
+    return {**models["memn2n"], "models": models, "component_seconds": component_seconds(store)}
 
 
 def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_response_accuracy",
@@ -86,6 +106,8 @@ def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_respo
         lines.append(f"{name:<32}" + "".join(cells))
     for model, result in models.items():
         lines.append(f"{model}: blessed={result['blessed']} pushed_model={result['pushed_model']}")
+    lines.append("component seconds: " + ", ".join(f"{name} {seconds:.0f}"
+                                                   for name, seconds in summary["component_seconds"].items()))
     return "\n".join(lines)
 
 

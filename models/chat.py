@@ -1,0 +1,67 @@
+"""A conversation with an exported model: it keeps the history, answers each user turn, and runs API calls.
+
+When the bot's reply is an API call, the call is looked up in the KB and the results join the history as the
+dialogs' API output lines do; the bot then speaks again on ``<SILENCE>``, as in the paper's dialogs, until it
+says something that is not an API call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from data.corpus import SILENCE, KBFact, is_api_call
+from data.kb_lookup import lookup
+
+_VERSION = re.compile(r"\d+")
+
+
+def resolve_model_dir(directory: str | Path) -> Path:
+    """A SavedModel directory, or a TF Serving base directory (``<dir>/<version>/``): its newest version."""
+    directory = Path(directory)
+    if (directory / "saved_model.pb").is_file():
+        return directory
+    versions = sorted((int(p.name), p) for p in directory.glob("*") if _VERSION.fullmatch(p.name)
+                      and (p / "saved_model.pb").is_file()) if directory.is_dir() else []
+    if not versions:
+        raise FileNotFoundError(f"{directory}: neither a SavedModel nor a directory of numbered model versions "
+                                "(e.g. pipeline_output/serving_model/memn2n)")
+    return versions[-1][1]
+
+
+@dataclass
+class ChatSession:
+    model_dir: Path
+    facts: Sequence[KBFact] = ()
+    memory: list[str] = field(default_factory=list)
+    max_api_calls: int = 3
+
+    def __post_init__(self) -> None:
+        self.model_dir = resolve_model_dir(self.model_dir)
+        self._serve = tf.saved_model.load(str(self.model_dir)).signatures["serving_default"]
+
+    def _reply(self, query: str) -> str:
+        memory = tf.constant(np.array(self.memory, dtype=object).reshape(1, len(self.memory)), tf.string)
+        outputs = self._serve(memory=memory, query=tf.constant([query]))
+        return outputs["responses"][0, 0].numpy().decode("utf-8")
+
+    def respond(self, user: str) -> list[tuple[str, str]]:
+        """What this user turn produces, in order: ``("bot", reply)`` and ``("kb", API output line)``."""
+        query = user.strip() or SILENCE
+        produced: list[tuple[str, str]] = []
+        for _ in range(self.max_api_calls + 1):
+            reply = self._reply(query)
+            self.memory += [query, reply]
+            produced.append(("bot", reply))
+            if not is_api_call(reply) or not self.facts:
+                break
+            results = lookup(self.facts, reply)
+            self.memory += results
+            produced += [("kb", line) for line in results]
+            query = SILENCE
+        return produced

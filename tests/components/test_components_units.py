@@ -1,0 +1,100 @@
+"""Units of the custom components: ExampleGen parsing and splits, the TFMA dialog metrics, the data gate's checks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow_model_analysis.metrics import metric_types
+
+from components.data_gate import blocking_problems, js_divergence
+from components.dialog_example_gen import _file_examples, corpus_resources, input_config
+from components.dialog_metrics import _RankingCombiner
+from data.babi_format import FormatError
+from data.restaurant_corpus import GenerationPlan, generate
+from models.tf_examples import from_tf_example
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    generate(GenerationPlan(seed=2, dialogs_per_split=3, tasks=(1, 3)), out, runner="local")
+    return out
+
+
+def test_input_config_selects_tasks_and_keeps_test_splits_together() -> None:
+    patterns = {split.name: split.pattern for split in input_config([3, 1]).splits}
+    assert patterns == {"train": "dialog-babi-task[13]-*-trn.txt", "eval": "dialog-babi-task[13]-*-dev.txt",
+                        "test": "dialog-babi-task[13]-*-tst*.txt"}
+    assert input_config([]).splits[0].pattern == "dialog-babi-task*-*-trn.txt"
+
+
+def test_examples_carry_the_feature_table_and_the_answer_index(corpus: Path) -> None:
+    resources = corpus_resources(str(corpus), ["dialog-babi-task*-*-trn.txt"])
+    assert resources.tasks == (1, 3) and len(resources.candidates) == 4212 and resources.facts
+    index = {c: i for i, c in enumerate(resources.candidates)}
+    path = corpus / "dialog-babi-task3-options-tst-OOV.txt"
+    serialized = list(_file_examples(str(path), 3, "tst-OOV", index))
+    first = tf.train.Example.FromString(serialized[0]).features.feature
+    assert first["dialog_id"].bytes_list.value == [b"babi-3/tst-OOV/0"]
+    assert first["split"].bytes_list.value == [b"tst-OOV"] and first["challenge"].bytes_list.value == [b"none"]
+    # Task 3 dialogs open with the API output: KB results are memory before the first bot turn, spoken by "user".
+    assert all(b" R_" in m for m in first["memory"].bytes_list.value) and first["turn"].int64_list.value == [0]
+    assert set(first["memory_speaker"].bytes_list.value) == {b"user"}
+    examples = [from_tf_example(s) for s in serialized]
+    assert all(resources.candidates[tf.train.Example.FromString(s).features.feature["answer_index"]
+                                    .int64_list.value[0]] == e.answer for s, e in zip(serialized, examples,
+                                                                                      strict=True))
+    assert [e.turn for e in examples if e.dialog_id == "babi-3/tst-OOV/1"][:3] == [0, 1, 2]
+
+
+def test_a_malformed_line_names_file_and_line(corpus: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "dialog-babi-task1-API-calls-trn.txt"
+    bad.write_text("1 hi\thello what can i help you with today\n3 skipped\tid\n")
+    with pytest.raises(FormatError, match=r"dialog-babi-task1-API-calls-trn.txt:2"):
+        list(_file_examples(str(bad), 1, "trn", {}))
+
+
+def test_tasks_with_different_candidate_sets_are_refused(corpus: Path, tmp_path: Path) -> None:
+    for path in corpus.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    own = tmp_path / "dialog-babi-task3-options-candidates.txt"
+    own.write_text("1 hello\n")
+    with pytest.raises(ValueError, match="different candidate sets"):
+        corpus_resources(str(tmp_path), ["dialog-babi-task*-*-trn.txt"])
+
+
+def _inputs(label: int, predicted: list[int], dialog: bytes) -> metric_types.StandardMetricInputs:
+    return metric_types.StandardMetricInputs(labels=np.array([label]), predictions=np.array(predicted),
+                                             features={"dialog_id": np.array([dialog])})
+
+
+@pytest.mark.parametrize(("k", "per_dialog", "expected"), [(1, False, 2 / 4), (2, False, 3 / 4), (1, True, 1 / 2)])
+def test_ranking_metrics(k: int, per_dialog: bool, expected: float) -> None:
+    key = metric_types.MetricKey(name="m")
+    combiner = _RankingCombiner(key, k, per_dialog)
+    turns = [_inputs(3, [3, 1], b"a"), _inputs(5, [5, 2], b"a"), _inputs(1, [0, 1], b"b"), _inputs(2, [0, 1], b"b")]
+    left, right = combiner.create_accumulator(), combiner.create_accumulator()
+    for turn in turns[:3]:
+        left = combiner.add_input(left, turn)
+    right = combiner.add_input(right, turns[3])  # dialog b is split across accumulators
+    merged = combiner.merge_accumulators([left, right])
+    assert combiner.extract_output(merged)[key] == pytest.approx(expected)
+
+
+def test_js_divergence_bounds() -> None:
+    same = Counter({"a": 2, "b": 1})
+    assert js_divergence(same, same) == pytest.approx(0.0)
+    assert js_divergence(Counter({"a": 1}), Counter({"b": 1})) == pytest.approx(1.0)
+
+
+def test_gate_blocks_on_anomalies_and_answers_outside_candidates() -> None:
+    report = {"anomalies": {"train": [], "test": ["answer_index: out of range"]},
+              "answers_not_in_candidates": {"train": 2, "test": 0}}
+    problems = blocking_problems(report, ["train", "eval", "test"])
+    assert problems == ["split test: answer_index: out of range",
+                        "split train: 2 gold answers are not in the candidate set"]
+    assert blocking_problems(report, ["eval"]) == []

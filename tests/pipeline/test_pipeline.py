@@ -1,0 +1,116 @@
+"""The whole `dialog` pipeline on a tiny generated corpus: every artifact, resuming from cache, bad data stopped."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from data.restaurant_corpus import GenerationPlan, generate
+from models.serving_request import predict
+from models.training import TrainConfig
+from pipeline.configs import Profile
+from pipeline.local_runner import run
+from pipeline.summary import run_summary
+
+# One epoch of small models: the test checks the plumbing, the benchmarks check accuracy.
+TINY = Profile(name="tiny",
+               memn2n=TrainConfig(model="memn2n", match_type=True, hops=1, embedding_dim=8, epochs=1),
+               embeddings=TrainConfig(model="embeddings", embedding_dim=8, negatives=10, epochs=1),
+               min_accuracy={"memn2n": 0.0, "embeddings": 0.0})
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    generate(GenerationPlan(seed=6, dialogs_per_split=3), out, runner="local")
+    return out
+
+
+@pytest.fixture(scope="module")
+def finished(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
+    return {**located, "summary": run_summary(located["metadata"])}
+
+
+def _only(pattern: str, root: Path) -> Path:
+    found = sorted(root.glob(pattern))
+    assert len(found) == 1, (pattern, found)
+    return found[0]
+
+
+def test_every_artifact_is_written(finished: dict) -> None:
+    root = finished["pipeline_root"]
+    examples = _only("DialogExampleGen/examples/*", root)
+    for split in ("train", "eval", "test"):
+        assert list((examples / f"Split-{split}").glob("*.gz"))
+        assert (_only("StatisticsGen/statistics/*", root) / f"Split-{split}" / "FeatureStats.pb").is_file()
+        assert (_only("ExampleValidator/anomalies/*", root) / f"Split-{split}" / "SchemaDiff.pb").is_file()
+    resources = json.loads((examples / "corpus" / "resources.json").read_text())
+    assert resources["tasks"] == [1, 2, 3, 4, 5] and len(resources["candidates"]) == 4212
+    assert (_only("SchemaGen/schema/*", root) / "schema.pbtxt").is_file()
+    assert (_only("CuratedSchema/schema/*", root) / "schema.pbtxt").is_file()
+
+    report = json.loads((_only("DialogDataGate/report/*", root) / "data_report.json").read_text())
+    assert report["anomalies"] == {"train": [], "eval": [], "test": []}
+    assert report["answers_not_in_candidates"] == {"train": 0, "eval": 0, "test": 0}
+    drift = report["vocabulary_drift"]
+    assert drift["tst-OOV"]["unseen_word_rate"] > drift["tst"]["unseen_word_rate"]  # the second KB's entities
+
+    for name in ("MemN2N", "Embeddings"):
+        model = _only(f"{name}Trainer/model/*", root)
+        assert (model / "Format-Serving" / "saved_model.pb").is_file()
+        assert (model / "Format-Serving" / "assets" / "feature_spec.json").is_file()
+        run_dir = _only(f"{name}Trainer/model_run/*", root)
+        assert json.loads((run_dir / "training_summary.json").read_text())["best_epoch"] == 1
+        assert list(run_dir.rglob("events.out.tfevents.*"))  # TensorBoard logs
+        assert _only(f"{name}Evaluator/evaluation/*", root).is_dir()
+
+
+def test_the_evaluation_has_the_slices(finished: dict) -> None:
+    slices = finished["summary"]["slices"]
+    for name in ["overall", "split=dev", "split=tst", "split=tst-OOV", "challenge=none",
+                 *(f"task=babi-{t}" for t in range(1, 6)), "split=tst-OOV,task=babi-3"]:
+        row = slices[name]
+        assert 0 <= row["per_dialog_accuracy"] <= row["per_response_accuracy"] <= row["hits_at_10"] <= 100, name
+    assert slices["overall"]["turns"] == sum(slices[f"task=babi-{t}"]["turns"] for t in range(1, 6))
+
+
+def test_the_blessed_model_is_pushed_whole_and_serves(finished: dict) -> None:
+    summary = finished["summary"]
+    assert summary["blessed"] and summary["models"]["embeddings"]["blessed"]
+    pushed = Path(summary["pushed_model"])
+    assert pushed.parent == finished["serving_model_dir"] / "memn2n" and re.fullmatch(r"\d+", pushed.name)
+    assert (pushed / "saved_model.pb").is_file() and (pushed / "variables").is_dir()
+    assert not [p for p in pushed.parent.iterdir() if p.name.startswith(".")]  # no staging left behind
+    import tensorflow as tf
+
+    serve = tf.saved_model.load(str(pushed)).signatures["serving_default"]
+    answer = predict(serve, {"instances": [{"memory": ["hi", "hello what can i help you with today"],
+                                            "query": "i'd like to book a table with italian food"}]})
+    assert len(answer["predictions"][0]["responses"]) == 10
+
+
+def test_a_rerun_resumes_from_the_cache(finished: dict, corpus: Path) -> None:
+    again = run(root=finished["pipeline_root"].parent.parent, data=corpus, profile=TINY)
+    root = again["pipeline_root"]
+    for component in ("DialogExampleGen/examples", "StatisticsGen/statistics", "MemN2NTrainer/model",
+                      "EmbeddingsTrainer/model"):
+        assert len(list((root / component).iterdir())) == 1, component  # reused, not recomputed
+    assert run_summary(again["metadata"])["blessed"]
+
+
+def test_bad_data_stops_the_run_before_training(corpus: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "corpus"
+    shutil.copytree(corpus, broken)
+    candidates = broken / "dialog-babi-candidates.txt"
+    lines = candidates.read_text().splitlines(keepends=True)
+    candidates.write_text("".join(line for line in lines if line != "1 hello what can i help you with today\n"))
+    with pytest.raises(Exception, match="not in the candidate set|answer_index"):
+        run(root=tmp_path / "run", data=broken, profile=TINY)
+    root = tmp_path / "run" / "pipelines" / "dialog"
+    assert (root / "ExampleValidator").is_dir()
+    assert not (root / "MemN2NTrainer").exists() and not (root / "EmbeddingsTrainer").exists()
