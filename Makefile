@@ -15,12 +15,14 @@ $(STAMP): pyproject.toml constraints.txt
 
 setup: $(STAMP)
 
-# Generate the restaurant corpus (tasks 1-5) if missing, validate it, print Table 1.
-# The TFX pipeline stage joins this target with the pipeline issue.
+# Generate the restaurant corpus (tasks 1-5) if missing, validate it, print Table 1, then run the TFX pipeline
+# `dialog` locally with the quick profile (PROFILE=full for the full one): slice table, then a JSON line.
+PROFILE ?= quick
 run: setup
 	@test -f $(DATA)/dialog-babi-candidates.txt || $(VENV)/bin/dialog generate restaurant --out $(DATA) --seed $(SEED)
 	$(VENV)/bin/dialog validate $(DATA)
 	$(VENV)/bin/dialog stats $(DATA)
+	$(VENV)/bin/dialog pipeline $(if $(filter quick,$(PROFILE)),--quick,) --data $(DATA)
 
 test: setup
 	$(VENV)/bin/ruff check .
@@ -30,4 +32,4 @@ benchmark: setup
 	$(VENV)/bin/python benchmarks/generation_throughput.py
 
 clean:
-	rm -rf $(VENV) corpora
+	rm -rf $(VENV) corpora pipeline_output

@@ -4,104 +4,123 @@ The model's prediction is its top-k candidate ``indices`` (the ``serving_example
 answer's ``answer_index``. Per-dialog accuracy groups the turns of a slice by the ``dialog_id`` feature: a dialog
 counts as right when every one of its bot turns is. Values are fractions in [0, 1], as TFMA metrics are.
 
-Referenced from the EvalConfig as ``MetricConfig(class_name=..., module="components.dialog_metrics")``.
+Referenced from the EvalConfig as ``MetricConfig(class_name="DialogRankingMetrics",
+module="components.dialog_metrics", config='{"ks": [2, 10]}')``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import apache_beam as beam
 import numpy as np
-from tensorflow_model_analysis.metrics import metric_types, metric_util
+from tensorflow_model_analysis.metrics import metric_types
 
 DIALOG_ID = "dialog_id"
+DEFAULT_PREDICTION_KEY = "indices"
 
 
 @dataclass
 class _Accumulator:
     turns: int = 0
-    hits: int = 0
-    dialogs: dict[bytes, bool] = field(default_factory=dict)
+    hits: dict[int, int] = field(default_factory=dict)  # k -> turns whose answer is in the top k
+    dialogs: dict[bytes, bool] = field(default_factory=dict)  # dialog id -> every turn right so far
 
 
 class _RankingCombiner(beam.CombineFn):
-    """Counts turns whose gold answer is among the top ``k`` predictions; per dialog when ``per_dialog``."""
+    """One pass over the turns of a slice for every metric: hits@k for each k (k = 1 is per-response accuracy)
+    and, by ``dialog_id``, per-dialog accuracy. One combiner instead of one per metric keeps TFMA's per-example
+    Python work to one call per slice."""
 
-    def __init__(self, key: metric_types.MetricKey, k: int, per_dialog: bool, eval_config: Any = None) -> None:
-        self._key, self._k, self._per_dialog, self._eval_config = key, k, per_dialog, eval_config
+    def __init__(self, keys: dict[str, metric_types.MetricKey], ks: tuple[int, ...], eval_config: Any = None) -> None:
+        self._keys, self._ks = keys, ks
+        self._model_name = next(iter(keys.values())).model_name or None
+        self._output_name = next(iter(keys.values())).output_name or None
+        self._prediction_key = prediction_key(eval_config, self._model_name or "")
 
     def create_accumulator(self) -> _Accumulator:
         return _Accumulator()
 
     def add_input(self, accumulator: _Accumulator, element: metric_types.StandardMetricInputs) -> _Accumulator:
-        # The ModelSpec's label_key / prediction_key pick ``answer_index`` and ``indices``.
-        label, predicted, _ = next(metric_util.to_label_prediction_example_weight(
-            element, eval_config=self._eval_config, model_name=self._key.model_name,
-            output_name=self._key.output_name, flatten=False, allow_none=True))
-        label, predicted = np.asarray(label).reshape(-1), np.asarray(predicted).reshape(-1)
-        hit = label.size == 1 and bool(np.isin(label[0], predicted[: self._k]))
+        # Read directly rather than through metric_util.to_label_prediction_example_weight, which costs more
+        # than the rest of the evaluation per example. The label is the ModelSpec's label_key feature.
+        predicted = element.get_predictions(self._model_name, self._output_name)
+        if isinstance(predicted, Mapping):
+            predicted = predicted[self._prediction_key]
+        label = np.asarray(element.get_labels(self._model_name, self._output_name)).reshape(-1)
+        predicted = np.asarray(predicted).reshape(-1)
+        rank = int(np.argmax(predicted == label[0])) if label.size == 1 and np.any(predicted == label[0]) else None
         accumulator.turns += 1
-        accumulator.hits += int(hit)
-        if self._per_dialog:
-            dialog = np.asarray(element.get_features()[DIALOG_ID]).reshape(-1)[0]
-            accumulator.dialogs[dialog] = accumulator.dialogs.get(dialog, True) and hit
+        for k in self._ks:
+            accumulator.hits[k] = accumulator.hits.get(k, 0) + int(rank is not None and rank < k)
+        dialog = np.asarray(element.get_features()[DIALOG_ID]).reshape(-1)[0]
+        accumulator.dialogs[dialog] = accumulator.dialogs.get(dialog, True) and rank == 0
         return accumulator
 
     def merge_accumulators(self, accumulators: Iterable[_Accumulator]) -> _Accumulator:
         merged = _Accumulator()
         for accumulator in accumulators:
             merged.turns += accumulator.turns
-            merged.hits += accumulator.hits
+            for k, hits in accumulator.hits.items():
+                merged.hits[k] = merged.hits.get(k, 0) + hits
             for dialog, right in accumulator.dialogs.items():
                 merged.dialogs[dialog] = merged.dialogs.get(dialog, True) and right
         return merged
 
     def extract_output(self, accumulator: _Accumulator) -> dict[metric_types.MetricKey, float]:
-        if self._per_dialog:
-            value = sum(accumulator.dialogs.values()) / len(accumulator.dialogs) if accumulator.dialogs else np.nan
-        else:
-            value = accumulator.hits / accumulator.turns if accumulator.turns else np.nan
-        return {self._key: float(value)}
+        def share(part: float, whole: int) -> float:
+            return float(part / whole) if whole else float("nan")
+
+        values = {TURNS: float(accumulator.turns), PER_RESPONSE: share(accumulator.hits.get(1, 0), accumulator.turns),
+                  PER_DIALOG: share(sum(accumulator.dialogs.values()), len(accumulator.dialogs))}
+        values.update({hits_name(k): share(accumulator.hits.get(k, 0), accumulator.turns) for k in self._ks})
+        return {key: values[name] for name, key in self._keys.items()}
 
 
-def _computations(name: str = "", k: int = 1, per_dialog: bool = False, eval_config: Any = None,
+def prediction_key(eval_config: Any, model_name: str) -> str:
+    """The ModelSpec's prediction_key for ``model_name`` (TFMA names specs only when there are several)."""
+    specs = list(eval_config.model_specs) if eval_config is not None else []
+    for spec in specs:
+        if (spec.name if len(specs) > 1 else "") == model_name and spec.prediction_key:
+            return spec.prediction_key
+    return DEFAULT_PREDICTION_KEY
+
+
+PER_RESPONSE = "per_response_accuracy"
+PER_DIALOG = "per_dialog_accuracy"
+TURNS = "turns"  # the slice's example count, counted here to spare TFMA a second per-example combiner
+
+
+def hits_name(k: int) -> str:
+    return f"hits_at_{k}"
+
+
+def _computations(name: str = PER_RESPONSE, ks: tuple[int, ...] = (2, 10), eval_config: Any = None,
                   model_names: list[str] | None = None, output_names: list[str] | None = None,
                   example_weighted: bool = False) -> metric_types.MetricComputations:
     """TFMA passes only the arguments this signature names (eval_config, model_names, ...)."""
-    preprocessors = [metric_types.FeaturePreprocessor(feature_keys=[DIALOG_ID])] if per_dialog else None
+    ks = tuple(sorted({1, *ks}))
     computations = []
     for model_name in model_names or [""]:
         for output_name in output_names or [""]:
-            key = metric_types.MetricKey(name=name, model_name=model_name, output_name=output_name,
-                                         example_weighted=example_weighted)
+            names = [name, PER_DIALOG, TURNS, *(hits_name(k) for k in ks if k != 1)]
+            keys = {metric: metric_types.MetricKey(name=metric, model_name=model_name, output_name=output_name,
+                                                   example_weighted=example_weighted) for metric in names}
+            keys[PER_RESPONSE] = keys.pop(name)
             computations.append(metric_types.MetricComputation(
-                keys=[key], preprocessors=preprocessors, combiner=_RankingCombiner(key, k, per_dialog, eval_config)))
+                keys=list(keys.values()), preprocessors=[metric_types.FeaturePreprocessor(feature_keys=[DIALOG_ID])],
+                combiner=_RankingCombiner(keys, ks, eval_config)))
     return computations
 
 
-class PerResponseAccuracy(metric_types.Metric):
-    """Fraction of bot turns whose gold answer is ranked first among all candidates."""
+class DialogRankingMetrics(metric_types.Metric):
+    """Per-response accuracy (the metric's own name, so thresholds apply to it), per-dialog accuracy (turns
+    grouped by ``dialog_id``) and hits@k for each k in ``ks`` (at most the model's top-k output)."""
 
-    def __init__(self, name: str = "per_response_accuracy") -> None:
-        super().__init__(_computations, name=name, k=1, per_dialog=False)
-
-
-class HitsAtK(metric_types.Metric):
-    """Fraction of bot turns whose gold answer is among the top ``k`` (at most the model's top-k output)."""
-
-    def __init__(self, k: int = 10, name: str = "") -> None:
-        super().__init__(_computations, name=name or f"hits_at_{k}", k=k, per_dialog=False)
+    def __init__(self, name: str = PER_RESPONSE, ks: tuple[int, ...] = (2, 10)) -> None:
+        super().__init__(_computations, name=name, ks=list(ks))
 
 
-class PerDialogAccuracy(metric_types.Metric):
-    """Fraction of dialogs (by ``dialog_id``) whose every bot turn is right."""
-
-    def __init__(self, name: str = "per_dialog_accuracy") -> None:
-        super().__init__(_computations, name=name, k=1, per_dialog=True)
-
-
-for _metric in (PerResponseAccuracy, HitsAtK, PerDialogAccuracy):
-    metric_types.register_metric(_metric)
+metric_types.register_metric(DialogRankingMetrics)

@@ -5,6 +5,7 @@ Subcommands import what they need when they run, so that ``dialog validate`` doe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -237,8 +238,9 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, 
     except ValueError:
         raise click.BadParameter(f"expected task numbers separated by commas, got {tasks!r}") from None
     started = time.perf_counter()
-    located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile="quick" if quick else "full",
-                  tasks=task_numbers, beam_args=beam_args or DEFAULT_BEAM_ARGS)
+    with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
+        located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile="quick" if quick else "full",
+                      tasks=task_numbers, beam_args=beam_args or DEFAULT_BEAM_ARGS)
     summary = run_summary(located["metadata"])
     click.echo(format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "

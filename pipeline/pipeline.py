@@ -27,7 +27,6 @@ from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
 METRICS_MODULE = "components.dialog_metrics"
 SLICE_FEATURES: tuple[tuple[str, ...], ...] = (
     (), ("task",), ("split",), ("challenge",), ("task", "split"), ("task", "challenge"), ("split", "challenge"))
-EVALUATED_SPLITS = ["eval", "test"]
 COMPONENT_NAMES = {"memn2n": "MemN2N", "embeddings": "Embeddings"}
 
 
@@ -38,13 +37,10 @@ def eval_config(min_accuracy: float, max_drop: float) -> tfma.EvalConfig:
         change_threshold=tfma.GenericChangeThreshold(direction=tfma.MetricDirection.HIGHER_IS_BETTER,
                                                      absolute={"value": -max_drop}))
     metrics = [
-        tfma.MetricConfig(class_name="ExampleCount"),
         # Gate on the overall slice only: task 3 and the OOV slices sit far below tasks 1 and 4 by nature.
-        tfma.MetricConfig(class_name="PerResponseAccuracy", module=METRICS_MODULE, per_slice_thresholds=[
-            tfma.PerSliceMetricThreshold(slicing_specs=[tfma.SlicingSpec()], threshold=threshold)]),
-        tfma.MetricConfig(class_name="PerDialogAccuracy", module=METRICS_MODULE),
-        tfma.MetricConfig(class_name="HitsAtK", module=METRICS_MODULE, config='{"k": 2}'),
-        tfma.MetricConfig(class_name="HitsAtK", module=METRICS_MODULE, config='{"k": 10}'),
+        tfma.MetricConfig(class_name="DialogRankingMetrics", module=METRICS_MODULE, config='{"ks": [2, 10]}',
+                          per_slice_thresholds=[tfma.PerSliceMetricThreshold(slicing_specs=[tfma.SlicingSpec()],
+                                                                             threshold=threshold)]),
     ]
     return tfma.EvalConfig(
         model_specs=[tfma.ModelSpec(model_type="tf_generic", signature_name="serving_examples",
@@ -89,7 +85,7 @@ def create_pipeline(
                                    producer_component_id=f"{name}Evaluator", output_key="blessing"),
         ).with_id(f"{name}LatestBlessedModel")
         evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
-                              baseline_model=baseline.outputs["model"], example_splits=EVALUATED_SPLITS,
+                              baseline_model=baseline.outputs["model"], example_splits=list(profile.eval_splits),
                               eval_config=eval_config(profile.min_accuracy[model], profile.max_drop),
                               ).with_id(f"{name}Evaluator")
         pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],

@@ -45,7 +45,7 @@ def slice_metrics(evaluation_uri: str) -> dict[str, dict[str, float]]:
     for slice_key, outputs in tfma.load_eval_result(evaluation_uri).slicing_metrics:
         metrics = outputs[""][""]
         row = {name: round(100 * metrics[name]["doubleValue"], 2) for name in PERCENT_METRICS if name in metrics}
-        row["turns"] = int(metrics.get("example_count", {}).get("doubleValue", 0))
+        row["turns"] = int(metrics.get("turns", {}).get("doubleValue", 0))
         table[slice_name(slice_key)] = row
     return dict(sorted(table.items(), key=lambda item: (item[0] != "overall", item[0].count(","), item[0])))
 

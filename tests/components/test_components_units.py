@@ -72,17 +72,18 @@ def _inputs(label: int, predicted: list[int], dialog: bytes) -> metric_types.Sta
                                              features={"dialog_id": np.array([dialog])})
 
 
-@pytest.mark.parametrize(("k", "per_dialog", "expected"), [(1, False, 2 / 4), (2, False, 3 / 4), (1, True, 1 / 2)])
-def test_ranking_metrics(k: int, per_dialog: bool, expected: float) -> None:
-    key = metric_types.MetricKey(name="m")
-    combiner = _RankingCombiner(key, k, per_dialog)
+def test_ranking_metrics_in_one_pass() -> None:
+    keys = {name: metric_types.MetricKey(name=name)
+            for name in ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "turns")}
+    combiner = _RankingCombiner(keys, (1, 2))
     turns = [_inputs(3, [3, 1], b"a"), _inputs(5, [5, 2], b"a"), _inputs(1, [0, 1], b"b"), _inputs(2, [0, 1], b"b")]
     left, right = combiner.create_accumulator(), combiner.create_accumulator()
     for turn in turns[:3]:
         left = combiner.add_input(left, turn)
     right = combiner.add_input(right, turns[3])  # dialog b is split across accumulators
-    merged = combiner.merge_accumulators([left, right])
-    assert combiner.extract_output(merged)[key] == pytest.approx(expected)
+    result = combiner.extract_output(combiner.merge_accumulators([left, right]))
+    assert {key.name: value for key, value in result.items()} == pytest.approx(
+        {"per_response_accuracy": 2 / 4, "per_dialog_accuracy": 1 / 2, "hits_at_2": 3 / 4, "turns": 4})
 
 
 def test_js_divergence_bounds() -> None:
