@@ -9,6 +9,7 @@ import contextlib
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -17,6 +18,8 @@ import click
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """End-to-end goal-oriented dialog (dialog-bAbI and friends) on TFX."""
+    # Google client libraries warn on import that Python 3.11 support ends in 2027: noise for every command.
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"google\.")
 
 
 @main.group()

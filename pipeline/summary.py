@@ -95,6 +95,8 @@ def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_respo
     models = summary["models"]
     names = sorted({name for result in models.values() for name in result["slices"]},
                    key=lambda n: (n != "overall", n.count(","), n))
+    if not any(name.startswith("challenge=") and name != "challenge=none" for name in names):
+        names = [name for name in names if "challenge=" not in name]  # no challenge sets: nothing to slice
     header = f"{'slice':<32}" + "".join(f"{m + ' ' + c.replace('_accuracy', ''):>28}" for m in models
                                         for c in columns)
     lines = [header]
