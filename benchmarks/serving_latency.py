@@ -2,8 +2,10 @@
 
     .venv/bin/python benchmarks/serving_latency.py --model M --data DIR --task 5 [--turns 1000]
 
-Each request is one bot turn (batch of 1: the dialog's memory strings, speakers and query), as a TF Serving
-client would send it; the first 20 requests warm up and are not counted. Prints median, p90, p99 and max in ms.
+M is a SavedModel or a pushed model's base directory (``pipeline_output/serving_model/memn2n``: its newest
+version). Each request is one bot turn, the TF Serving REST body ``{"instances": [{"memory": [...], "query":
+...}]}`` answered through ``models.serving_request.predict`` (validation, tensors, signature, JSON-ready
+response); the first 20 requests warm up and are not counted. Prints median, p90, p99 and max in ms.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import numpy as np
 import tensorflow as tf
 
 from data.layout import discover
-from models.evaluate import SavedModelRanker
+from models.chat import resolve_model_dir
 from models.examples import split_examples
-from models.training import pad_batch
+from models.serving_request import predict
 
 WARM_UP = 20
 
@@ -31,13 +33,13 @@ WARM_UP = 20
 @click.option("--split", default="tst", show_default=True)
 @click.option("--turns", default=1000, show_default=True)
 def main(model_dir: Path, data: Path, task: int, split: str, turns: int) -> None:
-    ranker = SavedModelRanker(model_dir)
+    serve = tf.saved_model.load(str(resolve_model_dir(model_dir))).signatures["serving_default"]
     examples = split_examples(discover(data)[task], split)[: turns + WARM_UP]
-    requests = [tuple(tf.constant(a, tf.string) for a in pad_batch([e])) for e in examples]
+    requests = [json.dumps({"instances": [{"memory": list(e.memory), "query": e.query}]}) for e in examples]
     latencies = []
-    for i, (memory, speaker, query) in enumerate(requests):
+    for i, body in enumerate(requests):
         started = time.perf_counter()
-        ranker.serve(memory=memory, memory_speaker=speaker, query=query)["responses"].numpy()
+        predict(serve, json.loads(body))
         if i >= WARM_UP:
             latencies.append((time.perf_counter() - started) * 1000)
     ms = np.array(latencies)
