@@ -41,6 +41,8 @@ class TrainConfig:
     negatives: int = 100
     use_history: bool = True
     shared_embeddings: bool = False
+    # Stop when dev accuracy has not improved for this many epochs (None: run every epoch).
+    patience: int | None = None
 
     @classmethod
     def paper(cls, task: int, model: str = "memn2n", **overrides: Any) -> TrainConfig:
@@ -109,11 +111,14 @@ def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
 
 
 class BestOnDev(keras.callbacks.Callback):
-    """Per-response accuracy on dev after each epoch; the best epoch's weights are restored at the end."""
+    """Per-response accuracy on dev after each epoch; the best epoch's weights are restored at the end.
 
-    def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 256) -> None:
+    With ``patience``, training stops once that many epochs in a row have not beaten the best."""
+
+    def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 256,
+                 patience: int | None = None) -> None:
         super().__init__()
-        self.features, self.labels, self.batch_size = features, labels, batch_size
+        self.features, self.labels, self.batch_size, self.patience = features, labels, batch_size, patience
         self.best_accuracy, self.best_epoch, self.best_weights = -1.0, -1, None
         self.history: list[dict[str, float]] = []
         self._started = 0.0
@@ -131,6 +136,8 @@ class BestOnDev(keras.callbacks.Callback):
             logs["dev_per_response_accuracy"] = accuracy
         if accuracy > self.best_accuracy:
             self.best_accuracy, self.best_epoch, self.best_weights = accuracy, epoch + 1, self.model.get_weights()
+        elif self.patience is not None and epoch + 1 - self.best_epoch >= self.patience:
+            self.model.stop_training = True
 
     def on_train_end(self, logs: dict | None = None) -> None:
         if self.best_weights is not None:
@@ -161,7 +168,7 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
     model = build_model(spec, config)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                   loss=training_loss(config))
-    best = BestOnDev(x_dev, y_dev)
+    best = BestOnDev(x_dev, y_dev, patience=config.patience)
     callbacks: list[keras.callbacks.Callback] = [best]
     if log_dir:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))

@@ -146,3 +146,32 @@ def test_explain_puts_attention_back_in_time_order(task1, spec: FeatureSpec, tmp
         assert turn.attention.shape == (2, len(e.memory))
         kept = min(len(e.memory), spec.memory_size)
         np.testing.assert_allclose(turn.attention[:, len(e.memory) - kept:], row[:, :kept][:, ::-1], atol=1e-6)
+
+
+def test_best_on_dev_keeps_the_best_epoch_and_stops_after_patience() -> None:
+    from models.training import BestOnDev
+
+    class Scripted:  # a model whose dev accuracy per epoch is 50%, 100%, 50%, 50%, ...
+        stop_training = False
+        epoch = 0
+
+        def predict(self, features, batch_size, verbose):
+            right = self.epoch == 1
+            return np.array([[0.0, 1.0], [1.0, 0.0]] if right else [[0.0, 1.0], [0.0, 1.0]])
+
+        def get_weights(self):
+            return [self.epoch]
+
+        def set_weights(self, weights):
+            self.restored = weights
+
+    model, callback = Scripted(), BestOnDev({}, np.array([1, 0]), patience=2)
+    callback.set_model(model)
+    for epoch in range(5):
+        model.epoch = epoch
+        callback.on_epoch_begin(epoch)
+        callback.on_epoch_end(epoch, {"loss": 1.0})
+        if model.stop_training:
+            break
+    callback.on_train_end()
+    assert epoch == 3 and callback.best_epoch == 2 and model.restored == [1]
