@@ -11,7 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from models.examples import TurnExample
-from models.metrics import accuracy_report
+from models.metrics import accuracy_report, hits_at_k
 from models.training import pad_batch
 
 
@@ -43,8 +43,10 @@ class SavedModelRanker:
 
 def evaluate(ranker: SavedModelRanker, examples: Sequence[TurnExample],
              report_path: str | Path | None = None) -> dict[str, Any]:
-    predictions = ranker.predict(examples)
-    result = accuracy_report(examples, predictions)
+    """Per-response and per-dialog accuracy, and hits@10 (the gold answer among the model's top 10)."""
+    ranked = [[r.decode("utf-8") for r in row] for row in ranker.rank(examples)["responses"]] if examples else []
+    predictions = [row[0] for row in ranked]
+    result = {**accuracy_report(examples, predictions), "hits_at_10": hits_at_k(examples, ranked, 10)}
     if report_path is not None:
         mistakes = [{"dialog_id": e.dialog_id, "turn": e.turn, "query": e.query, "answer": e.answer,
                      "predicted": p} for e, p in zip(examples, predictions, strict=True) if p != e.answer]

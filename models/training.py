@@ -92,7 +92,9 @@ def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.nda
 def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N | SupervisedEmbeddings:
     featurizer = Featurizer(spec)
     candidate_ids = featurizer.sentence_ids(tf.constant(spec.candidates)).numpy()
-    match_ids, type_ids = candidate_type_slots(spec) if config.match_type else (None, None)
+    # A corpus without a KB (no KB file, no KB results: the paper's Concierge setting) has no entity types, so
+    # match type has nothing to match: the model is built without it.
+    match_ids, type_ids = candidate_type_slots(spec) if config.match_type and spec.types else (None, None)
     if config.model == "embeddings":
         return SupervisedEmbeddings(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim,
                                     use_history=config.use_history, shared=config.shared_embeddings,
@@ -178,6 +180,7 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
     summary = {
         "config": asdict(config), "train_examples": len(trn), "dev_examples": len(dev),
         "vocabulary_size": len(spec.vocabulary), "candidates": len(spec.candidates), "memory_size": spec.memory_size,
+        "match_type_used": bool(config.match_type and spec.types),
         "best_epoch": best.best_epoch, "dev_per_response_accuracy": round(best.best_accuracy, 2),
         "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
     }

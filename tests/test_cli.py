@@ -62,7 +62,8 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
                                      "--split", "tst-OOV", "--report", str(report)])
     assert evaluated.exit_code == 0, evaluated.output
     result = json.loads(evaluated.output)
-    assert set(result) == {"per_response_accuracy", "per_dialog_accuracy", "turns", "dialogs"}
+    assert set(result) == {"per_response_accuracy", "per_dialog_accuracy", "hits_at_10", "turns", "dialogs"}
+    assert result["hits_at_10"] >= result["per_response_accuracy"]
     assert result["dialogs"] == 4
     mistakes = [json.loads(line) for line in report.read_text().splitlines()]
     assert len(mistakes) == round(result["turns"] * (1 - result["per_response_accuracy"] / 100))

@@ -109,6 +109,7 @@ def test_memn2n_learns_a_small_task1(task1, tmp_path: Path) -> None:
     assert summary["best_epoch"] >= 1 and summary["dev_per_response_accuracy"] > 85
     result = evaluate(SavedModelRanker(out), split_examples(task1, "trn"))
     assert result["per_response_accuracy"] == 100.0  # the toy task is learned
+    assert result["hits_at_10"] == 100.0
 
 
 def test_export_answers_like_the_in_memory_model(task1, spec: FeatureSpec, tmp_path: Path) -> None:
@@ -175,3 +176,18 @@ def test_best_on_dev_keeps_the_best_epoch_and_stops_after_patience() -> None:
             break
     callback.on_train_end()
     assert epoch == 3 and callback.best_epoch == 2 and model.restored == [1]
+
+
+def test_a_corpus_without_a_kb_trains_without_match_type_and_reports_hits_at_10(tmp_path: Path) -> None:
+    dialog = ("1 hi\thello how can i help\n2 a table for two tonight\tsure , what time ?\n"
+              "3 eight please\tbooked for eight\n4 thanks\tyou are welcome\n")
+    for split in ("trn", "dev", "tst"):
+        (tmp_path / f"dialog-babi-task7-concierge-{split}.txt").write_text("\n".join([dialog] * 3))
+    answers = ["hello how can i help", "sure , what time ?", "booked for eight", "you are welcome", "goodbye"]
+    (tmp_path / "dialog-babi-task7-concierge-candidates.txt").write_text("".join(f"1 {a}\n" for a in answers))
+    files = discover(tmp_path)[7]
+    assert files.kb is None
+    summary = train(files, TrainConfig(match_type=True, hops=1, embedding_dim=8, epochs=2), out=tmp_path / "m")
+    assert summary["config"]["match_type"] and not summary["match_type_used"]
+    result = evaluate(SavedModelRanker(tmp_path / "m"), split_examples(files, "tst"))
+    assert result["hits_at_10"] == 100.0 and result["turns"] == 12  # 5 candidates: all in the top 10
