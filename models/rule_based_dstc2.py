@@ -68,6 +68,7 @@ class DSTC2RuleBased:
     policy: dict[tuple, str] = field(default_factory=dict)
     kb_cuisines: frozenset[str] = frozenset()
     learned_policy: bool = False  # True: counted from training dialogs instead of the hand-written order
+    min_share: float = 0.6  # tuned on dev
 
     # Fitting ------------------------------------------------------------------------------------------------
 
@@ -127,7 +128,10 @@ class DSTC2RuleBased:
             action = self._action(example.answer, state)
             if action is not None:
                 counts[self._policy_key(state)][action] += 1
-        return {key: c.most_common(1)[0][0] for key, c in counts.items()}
+        # Only where the training dialogs agree (the most frequent action is the majority) does the count
+        # override the hand-written order.
+        return {key: c.most_common(1)[0][0] for key, c in counts.items()
+                if c.most_common(1)[0][1] >= self.min_share * sum(c.values())}
 
     def _learn_patterns(self, trn: Sequence[TurnExample]) -> tuple[dict, dict]:
         """The most frequent offer / no-result pattern after API outputs, per set of constrained slots."""
