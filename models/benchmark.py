@@ -180,6 +180,9 @@ def format_markdown(cells: Sequence[Cell]) -> str:
         lines.append(f"| {row} | " + " | ".join(values) + " |")
     notes = sorted({f"- {cell.row.removesuffix(' (OOV)')} {METHOD_TITLES[cell.method]}: {cell.note}"
                     for cell in cells if cell.note})
+    if any(row.endswith("(dev)") for row in rows):
+        notes.append("- Rows marked (dev): the corpus has no test file, so dev (also the selection split) is reported, "
+                     "beside the paper's test figure.")
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
