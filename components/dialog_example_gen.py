@@ -29,6 +29,7 @@ from components.corpus_resources import CorpusResources, write_resources
 from data import babi_format
 from data.layout import TaskFiles, discover_names
 from models.examples import dialog_examples, task_label
+from models.features import corpus_facts
 from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
 
 # TFX split name -> the dialog-bAbI splits it holds.
@@ -116,13 +117,10 @@ def corpus_resources(input_base: str, patterns: Sequence[str]) -> CorpusResource
     facts: list[tuple[str, str, str]] = []
     for task in selected:
         entry = tasks[task]
-        if entry.kb is not None:
-            path = posixpath.join(input_base, str(entry.kb))
-            facts += [(f.entity, f.attribute, f.value) for f in babi_format.parse_kb(_read_text(path), path).facts]
-        if "trn" in entry.splits:
-            path = posixpath.join(input_base, str(entry.splits["trn"]))
-            for dialog in babi_format.parse_dialogs(_read_text(path), path):
-                facts += [line.fact for line in dialog.kb_results if line.fact is not None]
+        remote = TaskFiles(entry.task, entry.name,  # paths as strings: pathlib would fold "gs://" into "gs:/"
+                           {split: posixpath.join(input_base, str(name)) for split, name in entry.splits.items()},
+                           None, posixpath.join(input_base, str(entry.kb)) if entry.kb else None)
+        facts += corpus_facts(remote, read_text=_read_text)
     return CorpusResources(tuple(selected), first, tuple(dict.fromkeys(facts)))
 
 

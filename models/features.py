@@ -12,7 +12,7 @@ and a speaker word (``#user`` / ``#bot``); the query is the bag of its word ids.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 
@@ -85,14 +85,19 @@ class FeatureSpec:
                    raw["sentence_size"])
 
 
-def corpus_facts(files: TaskFiles, splits: Sequence[str] = ("trn",)) -> list[tuple[str, str, str]]:
-    """KB facts from the task's KB file and from the KB result lines of the given splits' dialogs."""
+def corpus_facts(files: TaskFiles, splits: Sequence[str] = ("trn",),
+                 read_text: Callable[[str], str] = babi_format.read_text) -> list[tuple[str, str, str]]:
+    """KB facts from the task's KB file and from the KB result lines of the given splits' dialogs.
+
+    ``read_text`` reads a file's text (the TFX ExampleGen passes one that reads ``gs://`` paths too)."""
     facts: list[tuple[str, str, str]] = []
     if files.kb is not None:
-        facts += [(f.entity, f.attribute, f.value) for f in babi_format.read_kb(files.kb).facts]
+        kb = babi_format.parse_kb(read_text(files.kb), files.kb)
+        facts += [(f.entity, f.attribute, f.value) for f in kb.facts]
     for split in splits:
-        for dialog in babi_format.read_dialogs(files.splits[split]):
-            facts += [line.fact for line in dialog.kb_results if line.fact is not None]
+        if split in files.splits:
+            for dialog in babi_format.parse_dialogs(read_text(files.splits[split]), files.splits[split]):
+                facts += [line.fact for line in dialog.kb_results if line.fact is not None]
     return facts
 
 
