@@ -27,15 +27,20 @@ def resources_path(examples_uri: str) -> str:
     return posixpath.join(examples_uri, RESOURCES_DIR, RESOURCES_FILE)
 
 
-def write_resources(examples_uri: str, resources: CorpusResources) -> None:
-    """Written to a temporary name, then renamed: a reader never sees half a file."""
-    path = resources_path(examples_uri)
+def write_text_atomically(path: str, text: str) -> None:
+    """Write through TFX's filesystem layer (local or ``gs://``) to a temporary name, then rename: a reader never
+    sees half a file."""
     fileio.makedirs(posixpath.dirname(path))
     staging = path + ".tmp"
     with fileio.open(staging, "w") as handle:
-        handle.write(json.dumps({"tasks": list(resources.tasks), "candidates": list(resources.candidates),
-                                 "facts": [list(fact) for fact in resources.facts]}))
+        handle.write(text)
     fileio.rename(staging, path, overwrite=True)
+
+
+def write_resources(examples_uri: str, resources: CorpusResources) -> None:
+    write_text_atomically(resources_path(examples_uri), json.dumps({
+        "tasks": list(resources.tasks), "candidates": list(resources.candidates),
+        "facts": [list(fact) for fact in resources.facts]}))
 
 
 def read_resources(examples_uri: str) -> CorpusResources:

@@ -21,6 +21,7 @@ from tfx.dsl.component.experimental.decorators import component
 from tfx.dsl.io import fileio
 from tfx.types import artifact, artifact_utils, standard_artifacts
 
+from components.corpus_resources import write_text_atomically
 from models.features import tokenize
 from models.tf_examples import LABEL_KEY
 
@@ -121,9 +122,7 @@ def DialogDataGate(  # noqa: N802 (TFX component)
     """Raises DataGateError when a blocking split has anomalies; writes the data report either way."""
     found = data_report(anomalies, examples)
     path = posixpath.join(report.uri, REPORT_FILE)
-    with fileio.open(path + ".tmp", "w") as handle:
-        handle.write(json.dumps(found, indent=1))
-    fileio.rename(path + ".tmp", path, overwrite=True)
+    write_text_atomically(path, json.dumps(found, indent=1))
     for name, figures in found["vocabulary_drift"].items():
         logging.info("vocabulary drift of %s from training: %s", name, figures)
     problems = blocking_problems(found, [s.strip() for s in blocking_splits.split(",") if s.strip()])

@@ -38,6 +38,10 @@ REQUESTS = (("post code", "post_code"), ("postcode", "post_code"), ("post", "pos
             ("number", "phone"), ("address", "address"), ("price", "price"), ("area", "location"),
             ("part of town", "location"), ("food", "cuisine"), ("serve", "cuisine"))
 ALTERNATIVE_WORDS = ("else", "different", "another", "other", "next", "alternative")
+# What the bot says when asked about the restaurant on offer, by requested attribute.
+ANSWERS = {"phone": "The phone number of {name} is {name}_phone", "address": "Sure , {name} is on {name}_address",
+           "post_code": "The post code of {name} is {name}_post_code", "price": "{name} is in the {price} price range",
+           "location": "{name} is a nice place in the {location} of town", "cuisine": "{name} serves {cuisine} food"}
 GREETING_PREFIX = "Hello , welcome"
 WELCOME = " you are welcome"
 ASK = {"cuisine": "What kind of food would you like?", "location": "What part of town do you have in mind?",
@@ -242,13 +246,7 @@ class DSTC2RuleBased:
             "{name} is a nice restaurant in the {location} of town serving {cuisine} food", name, state)
 
     def _about(self, name: str, state: _State, request: str) -> str | None:
-        patterns = {"phone": "The phone number of {name} is {name}_phone",
-                    "address": "Sure , {name} is on {name}_address",
-                    "post_code": "The post code of {name} is {name}_post_code",
-                    "price": "{name} is in the {price} price range",
-                    "location": "{name} is a nice place in the {location} of town",
-                    "cuisine": "{name} serves {cuisine} food"}
-        return self._fill(patterns[request], name, state)
+        return self._fill(ANSWERS[request], name, state)
 
     def predict(self, example: TurnExample) -> str:
         state = self._read(example)
