@@ -63,6 +63,35 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
                f"in {seconds:.1f} s ({plan.total_dialogs / seconds:,.0f} dialogs/s)", err=True)
 
 
+@main.group()
+def convert() -> None:
+    """Convert public releases into the dialog-bAbI layout."""
+
+
+@convert.command("dstc2")
+@click.option("--src", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="DSTC2 release root (data/ with the calls, scripts/config/ with the file lists and ontology).")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to write task 6 into (created if missing).")
+@click.option("--skip-bad", is_flag=True, help="Leave out malformed calls (listed on stderr) instead of stopping.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the ratings of restaurants not offered.")
+def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
+    """DSTC2 (log.json, label.json per call) to dialog-bAbI task 6: API calls, KB results with ratings."""
+    from data.dstc2 import Dstc2Error, convert_release
+
+    start = time.perf_counter()
+    try:
+        report = convert_release(src, out, skip_bad=skip_bad, seed=seed)
+    except Dstc2Error as error:
+        raise click.ClickException(f"{error} (use --skip-bad to leave malformed calls out)") from None
+    for problem in report.skipped:
+        click.echo(f"skipped {problem}", err=True)
+    dialogs = ", ".join(f"{split} {n}" for split, n in report.dialogs.items())
+    click.echo(f"wrote task 6 to {out}: {dialogs} dialogs, {report.candidates} candidates, "
+               f"{report.restaurants} restaurants in the KB, {len(report.skipped)} calls skipped "
+               f"in {time.perf_counter() - start:.1f} s", err=True)
+
+
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
