@@ -23,15 +23,18 @@ from models.ir_baselines import NearestNeighbour, TfIdfMatch
 from models.metrics import accuracy_report
 from models.rule_based import RuleBasedSystem
 from models.rule_based_dstc2 import DSTC2RuleBased
+from models.template_ranker import TemplateRanker
 from models.training import TrainConfig, train
 
 DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
                     ("location", "price", "cuisine"))
-METHODS = ("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings", "memn2n", "memn2n_match")
+METHODS = ("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings", "memn2n", "memn2n_match",
+           "template_memn2n")
 METHOD_TITLES = {
     "rule_based": "Rule-based", "tfidf": "TF-IDF (no type)", "tfidf_type": "TF-IDF (+ type)",
     "nearest_neighbour": "Nearest neighbour", "embeddings": "Supervised embeddings",
     "memn2n": "MemN2N (no match type)", "memn2n_match": "MemN2N (+ match type)",
+    "template_memn2n": "Template MemN2N + learned filling (ours)",
 }
 # Table 2 of the paper: row -> method -> (per-response, per-dialog).
 PAPER_TABLE2: dict[str, dict[str, tuple[float, float]]] = {
@@ -109,6 +112,13 @@ def fit_method(method: str, files: TaskFiles, trn: list[TurnExample], dev: list[
     if method == "nearest_neighbour":
         return NearestNeighbour(trn).predict, ""
     directory = work / f"task{files.task}-{method}"
+    if method == "template_memn2n":
+        config = TrainConfig.paper(files.task, learning_rate=0.001, epochs=epochs)
+        ranker, summary = TemplateRanker.fit(files, trn, dev, config, directory)
+        model = summary["template_model"]
+        return ranker.predict, (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}"
+                                f"/{epochs} on dev ({model['dev_per_response_accuracy']}% of templates), "
+                                f"{model['train_seconds']} s; filling trained on {summary['filler']['examples']} turns")
     if method == "embeddings":  # Table 8 as it is (its learning rates work with Adam here)
         config = TrainConfig.paper(files.task, model="embeddings", epochs=epochs)
     else:
