@@ -18,14 +18,17 @@ TASK_NAMES: dict[int, str] = {
     4: "phone-address",
     5: "full-dialogs",
     6: "dstc2",
+    7: "banking",
 }
-SPLITS: tuple[str, ...] = ("trn", "dev", "tst", "tst-OOV")
+SPLITS: tuple[str, ...] = ("trn", "dev", "tst", "tst-OOV", "tst-OOT")
 # Splits a complete corpus holds for a task: the simulated tasks have an OOV test set, converted ones do not.
 SIMULATED_TASKS = frozenset({1, 2, 3, 4, 5})
 SHARED_CANDIDATES = "dialog-babi-candidates.txt"
 SHARED_KB = "dialog-babi-kb-all.txt"
 
-_DIALOG_FILE = re.compile(r"dialog-babi-task(\d+)-(.+)-(trn|dev|tst-OOV|tst)\.txt")
+_DIALOG_FILE = re.compile(r"dialog-babi-task(\d+)-(.+)-(trn|dev|tst-OOV|tst-OOT|tst)\.txt")
+# The banking self-play corpus: in-template tests in tst, out-of-template tests in tst-OOT.
+BANKING_TASK = 7
 
 
 def dialog_file_name(task: int, split: str, name: str | None = None) -> str:
@@ -41,7 +44,14 @@ def task_kb_name(task: int, name: str | None = None) -> str:
 
 
 def expected_splits(task: int) -> tuple[str, ...]:
-    return SPLITS if task in SIMULATED_TASKS else SPLITS[:3]
+    if task == BANKING_TASK:
+        return ("trn", "dev", "tst", "tst-OOT")
+    return SPLITS[:4] if task in SIMULATED_TASKS else SPLITS[:3]
+
+
+def task_labels_name(task: int, name: str | None = None) -> str:
+    """The sidecar of per-dialog labels (banking: intent, template split, challenge), JSON lines."""
+    return f"dialog-babi-task{task}-{name or TASK_NAMES[task]}-labels.jsonl"
 
 
 @dataclass

@@ -1,0 +1,110 @@
+"""The banking domain of the self-play generator (Majumdar et al.): intents, slots, user profiles and the API.
+
+Every slot value of a dialog comes from its user profile: the accounts the user holds (with balance and
+transfer limit), the partners money can go to, the cards of each account and past transactions. The user bot may
+also say values that are not in the profile (drawn from the same pools), which the API rejects.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+# Intents, and the slots the system fills, in its strict order; an alternative path for two of them.
+INTENTS = ("transfer", "cancel_transfer", "block_card", "transaction_history", "account_balance", "account_limit")
+SLOTS: dict[str, tuple[str, ...]] = {
+    "transfer": ("account", "partner", "amount"),
+    "cancel_transfer": ("transaction",),
+    "block_card": ("card",),
+    "transaction_history": ("note",),
+    "account_balance": ("account",),
+    "account_limit": ("account",),
+}
+# When the user cannot recall the main slot: the slots asked instead.
+ALTERNATIVE_SLOTS: dict[str, tuple[str, ...]] = {
+    "cancel_transfer": ("partner", "transaction"),
+    "block_card": ("account", "card_type"),
+}
+
+ACCOUNTS = ("checking", "savings", "joint", "business", "student", "deposit")
+PARTNERS = ("megan", "michael", "anna", "luca", "sofia", "james", "emma", "omar", "chloe", "david", "nina",
+            "pietro", "sara", "tom", "yuki", "hannah", "marco", "lena", "victor", "irene")
+CARD_TYPES = ("credit", "debit", "prepaid")
+NOTES = ("salary", "rent", "groceries", "electricity", "insurance", "gym", "holiday", "school", "phone", "dinner")
+AMOUNTS = tuple(str(a) for a in (20, 50, 75, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000, 3000))
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    account: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Transaction:
+    id: str
+    partner: str
+    amount: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Profile:
+    accounts: tuple[str, ...]
+    balances: dict[str, str]
+    limits: dict[str, str]
+    partners: tuple[str, ...]
+    cards: tuple[Card, ...]
+    transactions: tuple[Transaction, ...]
+
+    def cards_of(self, account: str) -> list[Card]:
+        return [card for card in self.cards if card.account == account]
+
+    def transactions_with(self, partner: str) -> list[Transaction]:
+        return [t for t in self.transactions if t.partner == partner]
+
+
+def sample_profile(rng: random.Random) -> Profile:
+    accounts = tuple(rng.sample(ACCOUNTS, rng.randint(2, 3)))
+    limits = {a: rng.choice(AMOUNTS[6:]) for a in accounts}
+    balances = {a: str(rng.randrange(100, 10000, 10)) for a in accounts}
+    partners = tuple(rng.sample(PARTNERS, rng.randint(2, 4)))
+    cards = []
+    for account in accounts:
+        for kind in rng.sample(CARD_TYPES, rng.randint(1, 2)):
+            cards.append(Card(f"card_{rng.randrange(1000, 10000)}", account, kind))
+    transactions = tuple(Transaction(f"tx_{rng.randrange(10000, 100000)}", rng.choice(partners), rng.choice(AMOUNTS),
+                                     rng.choice(NOTES)) for _ in range(rng.randint(2, 4)))
+    return Profile(accounts, balances, limits, partners, tuple(cards), transactions)
+
+
+def valid_values(profile: Profile, slot: str, filled: dict[str, str]) -> list[str]:
+    """The values of ``slot`` the API accepts for this profile, given the slots already filled."""
+    if slot == "account":
+        return list(profile.accounts)
+    if slot == "partner":
+        return list(profile.partners)
+    if slot == "amount":
+        limit = int(profile.limits.get(filled.get("account", ""), "0"))
+        return [a for a in AMOUNTS if int(a) <= limit]
+    if slot == "transaction":
+        if "partner" in filled:
+            return [t.id for t in profile.transactions_with(filled["partner"])]
+        return [t.id for t in profile.transactions]
+    if slot == "card":
+        return [c.id for c in profile.cards]
+    if slot == "card_type":
+        return [c.type for c in profile.cards_of(filled.get("account", ""))]
+    if slot == "note":
+        return sorted({t.note for t in profile.transactions})
+    raise KeyError(f"unknown slot {slot!r}")
+
+
+def invalid_values(profile: Profile, slot: str, filled: dict[str, str], rng: random.Random) -> list[str]:
+    """Values of the slot's pool the API rejects (a transaction or card id the user does not have, ...)."""
+    pools = {"account": ACCOUNTS, "partner": PARTNERS, "amount": AMOUNTS, "card_type": CARD_TYPES, "note": NOTES,
+             "transaction": tuple(f"tx_{rng.randrange(10000, 100000)}" for _ in range(3)),
+             "card": tuple(f"card_{rng.randrange(1000, 10000)}" for _ in range(3))}
+    valid = set(valid_values(profile, slot, filled))
+    return [v for v in pools[slot] if v not in valid]
