@@ -32,6 +32,10 @@ PARTNERS = ("megan", "michael", "anna", "luca", "sofia", "james", "emma", "omar"
 CARD_TYPES = ("credit", "debit", "prepaid")
 NOTES = ("salary", "rent", "groceries", "electricity", "insurance", "gym", "holiday", "school", "phone", "dinner")
 AMOUNTS = tuple(str(a) for a in (20, 50, 75, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000, 3000))
+# Closed pools, so that test dialogs use entities training has seen (the paper leaves OOV aside).
+BALANCES = tuple(str(b) for b in range(250, 10001, 250))
+TRANSACTION_IDS = tuple(f"tx_{n}" for n in range(4100, 4160))
+CARD_IDS = tuple(f"card_{n}" for n in range(7200, 7260))
 
 
 @dataclass(frozen=True)
@@ -68,14 +72,13 @@ class Profile:
 def sample_profile(rng: random.Random) -> Profile:
     accounts = tuple(rng.sample(ACCOUNTS, rng.randint(2, 3)))
     limits = {a: rng.choice(AMOUNTS[6:]) for a in accounts}
-    balances = {a: str(rng.randrange(100, 10000, 10)) for a in accounts}
+    balances = {a: rng.choice(BALANCES) for a in accounts}
     partners = tuple(rng.sample(PARTNERS, rng.randint(2, 4)))
-    cards = []
-    for account in accounts:
-        for kind in rng.sample(CARD_TYPES, rng.randint(1, 2)):
-            cards.append(Card(f"card_{rng.randrange(1000, 10000)}", account, kind))
-    transactions = tuple(Transaction(f"tx_{rng.randrange(10000, 100000)}", rng.choice(partners), rng.choice(AMOUNTS),
-                                     rng.choice(NOTES)) for _ in range(rng.randint(2, 4)))
+    kinds = [(account, kind) for account in accounts for kind in rng.sample(CARD_TYPES, rng.randint(1, 2))]
+    cards = [Card(card_id, account, kind) for card_id, (account, kind) in zip(rng.sample(CARD_IDS, len(kinds)), kinds,
+                                                                              strict=True)]
+    transactions = tuple(Transaction(tx_id, rng.choice(partners), rng.choice(AMOUNTS), rng.choice(NOTES))
+                         for tx_id in rng.sample(TRANSACTION_IDS, rng.randint(2, 4)))
     return Profile(accounts, balances, limits, partners, tuple(cards), transactions)
 
 
@@ -101,10 +104,9 @@ def valid_values(profile: Profile, slot: str, filled: dict[str, str]) -> list[st
     raise KeyError(f"unknown slot {slot!r}")
 
 
-def invalid_values(profile: Profile, slot: str, filled: dict[str, str], rng: random.Random) -> list[str]:
+def invalid_values(profile: Profile, slot: str, filled: dict[str, str]) -> list[str]:
     """Values of the slot's pool the API rejects (a transaction or card id the user does not have, ...)."""
     pools = {"account": ACCOUNTS, "partner": PARTNERS, "amount": AMOUNTS, "card_type": CARD_TYPES, "note": NOTES,
-             "transaction": tuple(f"tx_{rng.randrange(10000, 100000)}" for _ in range(3)),
-             "card": tuple(f"card_{rng.randrange(1000, 10000)}" for _ in range(3))}
+             "transaction": TRANSACTION_IDS, "card": CARD_IDS}
     valid = set(valid_values(profile, slot, filled))
     return [v for v in pools[slot] if v not in valid]

@@ -230,8 +230,7 @@ class UserBot:
         if valid is None:
             valid = self.rng.random() >= P_INVALID
         context = {**self.goal, **filled}
-        pool = valid_values(self.profile, slot, context) if valid else invalid_values(self.profile, slot, context,
-                                                                                        self.rng)
+        pool = (valid_values if valid else invalid_values)(self.profile, slot, context)
         if valid and self.goal.get(slot) in pool:
             return self.goal[slot]
         return self.rng.choice(pool) if pool else self.goal[slot]

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from data import babi_format
+from data.banking_corpus import read_labels
 from data.corpus import Dialog, Turn, is_silence
-from data.layout import TaskFiles, discover
+from data.layout import BANKING_TASK, SPLITS, TaskFiles, discover, task_labels_name
 
 # Table 1 of the paper; tasks 1-5 share one vocabulary and candidate set.
 PAPER_TABLE1: dict[str, dict[str, Any]] = {
@@ -107,7 +108,22 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     main = next((entry for entry in result["candidate_sets"].values() if 1 in entry["tasks"]), first)
     result["vocabulary_size"] = main["vocabulary_size"]
     result["candidates"] = main["candidates"]
+    labels = Path(directory) / task_labels_name(BANKING_TASK)
+    if BANKING_TASK in tasks and labels.is_file():
+        result["banking"] = banking_counts(read_labels(labels))
     return result
+
+
+def banking_counts(labels: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"dialogs": {intent: {split_or_challenge: n}}}``: ``trn``, ``dev``, and ``IT/<challenge>``,
+    ``OOT/<challenge>`` for the tests (``-multiple`` for the multiple-OOP sets)."""
+    dialogs: dict[str, dict[str, int]] = {}
+    for label in labels:
+        key = label["split"] if label["split"] in ("trn", "dev") else (
+            f"{label['templates']}/{label['challenge']}" + ("-multiple" if label.get("multiple") else ""))
+        counts = dialogs.setdefault(label["intent"], {})
+        counts[key] = counts.get(key, 0) + 1
+    return {"dialogs": dialogs}
 
 
 def format_table(stats: dict[str, Any]) -> str:
@@ -138,8 +154,7 @@ def format_table(stats: dict[str, Any]) -> str:
             paper = paper_values.get(paper_key(task)) if task in PAPER_TABLE1 else None
             row.append(f"{stats['tasks'][task][key]:,}" + (f" ({paper:,})" if paper is not None else ""))
         rows.append(row)
-    splits = sorted({split for task in task_ids for split in stats["tasks"][task]["dialogs"]},
-                    key=["trn", "dev", "tst", "tst-OOV"].index)
+    splits = sorted({split for task in task_ids for split in stats["tasks"][task]["dialogs"]}, key=SPLITS.index)
     for split in splits:
         row = [f"{split} dialogs"]
         for task in task_ids:
@@ -150,4 +165,9 @@ def format_table(stats: dict[str, Any]) -> str:
     widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(["Table 1: ours (paper / public release where known)", *lines])
+    lines = ["Table 1: ours (paper / public release where known)", *lines]
+    if "banking" in stats:
+        lines += ["", "Banking dialogs per intent (trn, dev; tests as template split/challenge):"]
+        for intent, counts in stats["banking"]["dialogs"].items():
+            lines.append(f"  {intent}: " + ", ".join(f"{key} {n}" for key, n in counts.items()))
+    return "\n".join(lines)

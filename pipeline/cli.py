@@ -63,6 +63,27 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
                f"in {seconds:.1f} s ({plan.total_dialogs / seconds:,.0f} dialogs/s)", err=True)
 
 
+@generate.command("banking")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to write the corpus into (created if missing).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed: the same seed gives the same corpus.")
+@click.option("--dialogs", default=500, show_default=True, type=click.IntRange(min=1),
+              help="Training dialogs per intent.")
+@click.option("--dev-dialogs", default=100, show_default=True, type=click.IntRange(min=1),
+              help="Development dialogs per intent.")
+@click.option("--test-dialogs", default=200, show_default=True, type=click.IntRange(min=1),
+              help="Test dialogs per intent and test case (IT and OOT; non-OOP and each OOP set), as the paper.")
+def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_dialogs: int) -> None:
+    """Banking self-play (Majumdar et al.): six intents, IT/OOT tests and the out-of-pattern challenge sets."""
+    from data.banking_corpus import BankingPlan
+    from data.banking_corpus import generate as run_generation
+
+    start = time.perf_counter()
+    written = run_generation(BankingPlan(seed, dialogs, dev_dialogs, test_dialogs), out)
+    click.echo(f"wrote {', '.join(path.name for path in written)} to {out} in {time.perf_counter() - start:.1f} s",
+               err=True)
+
+
 @main.group()
 def convert() -> None:
     """Convert public releases into the dialog-bAbI layout."""
