@@ -47,8 +47,8 @@ def dialog_examples(dialog: Dialog, dialog_id: str, task: str, split: str) -> It
 
 
 def task_label(task: int) -> str:
-    """The `task` feature of DESIGN.md for the dialog-bAbI tasks: babi-1 .. babi-5, dstc2 for task 6."""
-    return "dstc2" if task == 6 else f"babi-{task}"
+    """The `task` feature of DESIGN.md: babi-1 .. babi-5, dstc2 for task 6, banking for task 7."""
+    return {6: "dstc2", 7: "banking"}.get(task, f"babi-{task}")
 
 
 def file_examples(path: Path | str, task: int, split: str) -> list[TurnExample]:

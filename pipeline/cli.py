@@ -265,9 +265,24 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> N
     unknown = sorted(set(chosen) - set(METHODS))
     if unknown:
         raise click.BadParameter(f"unknown methods {unknown}; choose from {list(METHODS)}", param_hint="--methods")
+    from data.layout import BANKING_TASK, discover
+
     task_numbers = [int(t) for t in tasks.split(",") if t.strip()]
+    present = discover(data)
+    wanted = [t for t in present if not task_numbers or t in task_numbers]
+    progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
-    run_benchmark(data, out, chosen, task_numbers or None, epochs, progress=lambda line: click.echo(line, err=True))
+    if BANKING_TASK in wanted:  # Tables 8-9 of Majumdar et al. (to OUT-banking.md when Table 2 is written too)
+        from models.banking import run_banking_benchmark
+
+        others = [t for t in wanted if t != BANKING_TASK]
+        banking_out = out.with_name(f"{out.stem}-banking{out.suffix}") if others else out
+        run_banking_benchmark(present[BANKING_TASK], banking_out, epochs=min(epochs, 20), progress=progress)
+        click.echo(f"wrote {banking_out} and {banking_out.with_suffix('.csv')}", err=True)
+        wanted = others
+        if not wanted:
+            return
+    run_benchmark(data, out, chosen, wanted, epochs, progress=progress)
     click.echo(f"wrote {out} and {out.with_suffix('.csv')} in {time.perf_counter() - started:.0f} s", err=True)
 
 
