@@ -6,7 +6,7 @@
   ``api_call memory_network <intent>`` action, as the paper appends a call-memory-network action there.
 
 Both use the paper's settings (learning rate 0.001, batch 32, up to 20 epochs, embedding 128, memory 40,
-3 hops), train on ``trn`` and keep their best epoch on ``dev``. Non-OOP rows count every bot turn of the
+3 hops), train on ``trn`` and keep their best epoch on ``dev`` (stopping after 3 epochs without progress). Non-OOP rows count every bot turn of the
 non-OOP test dialogs; an OOP row counts the bot turns that answer the phenomenon (the challenge turns of the
 labels sidecar), which is where the dialogs differ from anything seen in training.
 """
@@ -177,7 +177,7 @@ def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int = 20, w
     trn, dev = labelled_examples(files, "trn", labels), labelled_examples(files, "dev", labels)
     tests = [e for split in ("tst", "tst-OOT") if split in files.splits
              for e in labelled_examples(files, split, labels)]
-    config = paper_config(epochs)
+    config = paper_config(epochs, patience=3)  # up to ``epochs``; stop after 3 epochs without a better dev
     spec = build_spec(files, memory_size=config.max_memory)
     seconds: dict[str, float] = {}
     notes = []
