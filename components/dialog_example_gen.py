@@ -1,9 +1,11 @@
 """DialogExampleGen: a corpus directory in the dialog-bAbI layout -> one tf.Example per bot turn (Beam).
 
 A FileBasedExampleGen with its own executor: each input split is a file pattern (``train``: the ``trn`` files,
-``eval``: ``dev``, ``test``: ``tst`` and ``tst-OOV``), files are read whole so dialogs never straddle splits, and
-the original split name travels in the ``split`` feature, so the Evaluator can slice ``tst`` from ``tst-OOV``. The
-base driver fingerprints the matched files, so a changed corpus is read again and an unchanged one is cached.
+``eval``: ``dev``, ``test``: ``tst``, ``tst-OOV`` and the banking ``tst-OOT``), files are read whole so dialogs
+never straddle splits, and the original split name travels in the ``split`` feature, so the Evaluator can slice
+``tst`` from ``tst-OOV``. A corpus with a labels sidecar (banking) gives ``split`` ``IT``/``OOT`` to its tests and
+``challenge`` from the sidecar. The base driver fingerprints the matched files, so a changed corpus is read again
+and an unchanged one is cached.
 
 Every selected task must share one candidate set (tasks 1-5 do; task 6 has its own and runs as its own pipeline).
 The candidates and KB facts are written into the Examples artifact (see ``corpus_resources``); ``answer_index`` is
@@ -27,7 +29,8 @@ from tfx.utils import proto_utils
 
 from components.corpus_resources import CorpusResources, write_resources
 from data import babi_format
-from data.layout import TaskFiles, discover_names
+from data.banking_corpus import SPLIT_FEATURE, read_labels, turn_challenge
+from data.layout import TaskFiles, discover_names, task_labels_name
 from models.examples import dialog_examples, task_label
 from models.features import corpus_facts
 from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
@@ -76,12 +79,26 @@ def _candidates(input_base: str, entry: TaskFiles) -> tuple[str, ...]:
     return tuple(babi_format.parse_candidates(_read_text(path), path).candidates)
 
 
-def _file_examples(path: str, task: int, split: str, candidates: dict[str, int]) -> Iterator[bytes]:
+def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
+                   labels: dict[int, dict] | None = None) -> Iterator[bytes]:
+    """tf.Examples of one dialog file; ``labels`` (dialog index -> sidecar label) give the banking challenge."""
     label = task_label(task)
+    split_feature = SPLIT_FEATURE.get(split, split) if labels is not None else split
     for index, dialog in enumerate(babi_format.parse_dialogs(_read_text(path), path)):
-        for example in dialog_examples(dialog, f"{label}/{split}/{index}", label, split):
+        if labels is not None and index not in labels:
+            raise ValueError(f"{path}: dialog {index} has no line in the labels sidecar")
+        for example in dialog_examples(dialog, f"{label}/{split}/{index}", label, split_feature):
             answer = candidates.get(example.answer, NOT_A_CANDIDATE)
-            yield to_tf_example(example, answer, NO_CHALLENGE).SerializeToString()
+            challenge = turn_challenge(labels[index], example.turn) if labels is not None else NO_CHALLENGE
+            yield to_tf_example(example, answer, challenge).SerializeToString()
+
+
+def _labels(input_base: str, entry: TaskFiles, split: str) -> dict[int, dict] | None:
+    """The sidecar labels of one file's dialogs, by dialog index (None for corpora without a sidecar)."""
+    path = posixpath.join(input_base, task_labels_name(entry.task, entry.name))
+    if not fileio.exists(path):
+        return None
+    return {label["dialog"]: label for label in read_labels(path, _read_text(path)) if label["split"] == split}
 
 
 @beam.ptransform_fn
@@ -94,12 +111,13 @@ def _DialogFilesToExamples(pipeline: beam.Pipeline, exec_properties: dict[str, A
     jobs = []
     for path in _matched_files(input_base, split_pattern):
         entry, split = _task_of(tasks, path)
-        jobs.append((path, entry.task, split))
-    index = {task: {c: i for i, c in enumerate(_candidates(input_base, tasks[task]))} for _, task, _ in jobs}
+        jobs.append((path, entry.task, split, _labels(input_base, entry, split)))
+    index = {task: {c: i for i, c in enumerate(_candidates(input_base, tasks[task]))} for _, task, _, _ in jobs}
     return (pipeline
             | "DialogFiles" >> beam.Create(jobs)
             | "Reshuffle" >> beam.Reshuffle()
-            | "TurnExamples" >> beam.FlatMap(lambda job: _file_examples(job[0], job[1], job[2], index[job[1]])))
+            | "TurnExamples" >> beam.FlatMap(lambda job: _file_examples(job[0], job[1], job[2], index[job[1]],
+                                                                        job[3])))
 
 
 def corpus_resources(input_base: str, patterns: Sequence[str]) -> CorpusResources:

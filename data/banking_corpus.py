@@ -24,6 +24,7 @@ from data.banking_selfplay import (
     CHALLENGES,
     MULTIPLE_CHALLENGES,
     MULTIPLE_INTENTS,
+    NONE,
     SYSTEM,
     Action,
     Scenario,
@@ -182,10 +183,31 @@ def generate(plan: BankingPlan, out: str | Path) -> list[Path]:
     return written
 
 
-def read_labels(path: str | Path) -> list[dict]:
-    """The sidecar's labels; a malformed line is an error naming the file and line."""
+# The ``split`` feature of the banking test files (DESIGN.md): in-template and out-of-template tests.
+SPLIT_FEATURE = {"tst": "IT", "tst-OOT": "OOT"}
+
+
+def turn_challenge(label: dict, turn: int) -> str:
+    """The ``challenge`` feature of a bot turn: ``none`` in non-OOP dialogs; the OOP case (``-multiple`` for the
+    multiple sets) on the turns answering the phenomenon; that name with ``:context`` on the other turns."""
+    if label["challenge"] == NONE:
+        return NONE
+    name = label["challenge"] + ("-multiple" if label.get("multiple") else "")
+    return name if turn in label.get("challenge_turns", []) else f"{name}:context"
+
+
+def challenge_values() -> list[str]:
+    """Every value ``turn_challenge`` can give (the curated schema's domain)."""
+    names = [*CHALLENGES, *(f"{c}-multiple" for c in MULTIPLE_CHALLENGES)]
+    return [NONE, *(value for name in names for value in (name, f"{name}:context"))]
+
+
+def read_labels(path: str | Path, text: str | None = None) -> list[dict]:
+    """The sidecar's labels (``text`` when already read, e.g. from remote storage); a malformed line is an error
+    naming the file and line."""
     labels = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    text = Path(path).read_text(encoding="utf-8") if text is None else text
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
             label = json.loads(line)
         except json.JSONDecodeError as error:

@@ -11,9 +11,12 @@ import tensorflow as tf
 from tensorflow_model_analysis.metrics import metric_types
 
 from components.data_gate import blocking_problems, js_divergence
-from components.dialog_example_gen import _file_examples, corpus_resources, input_config
+from components.dialog_example_gen import _file_examples, _labels, corpus_resources, input_config
 from components.dialog_metrics import _RankingCombiner
 from data.babi_format import FormatError
+from data.banking_corpus import BankingPlan, challenge_values
+from data.banking_corpus import generate as generate_banking
+from data.layout import discover
 from data.restaurant_corpus import GenerationPlan, generate
 from models.tf_examples import from_tf_example
 
@@ -49,6 +52,24 @@ def test_examples_carry_the_feature_table_and_the_answer_index(corpus: Path) -> 
                                     .int64_list.value[0]] == e.answer for s, e in zip(serialized, examples,
                                                                                       strict=True))
     assert [e.turn for e in examples if e.dialog_id == "babi-3/tst-OOV/1"][:3] == [0, 1, 2]
+
+
+def test_banking_examples_carry_template_split_and_challenge_from_the_sidecar(tmp_path: Path) -> None:
+    generate_banking(BankingPlan(seed=4, train_dialogs=2, dev_dialogs=1, test_dialogs=2), tmp_path)
+    files = discover(tmp_path)[7]
+    resources = corpus_resources(str(tmp_path), ["dialog-babi-task7-*-tst*.txt"])
+    index = {c: i for i, c in enumerate(resources.candidates)}
+    labels = _labels(str(tmp_path), files, "tst-OOT")
+    examples = [tf.train.Example.FromString(s).features.feature
+                for s in _file_examples(str(files.splits["tst-OOT"]), 7, "tst-OOT", index, labels)]
+    assert {e["task"].bytes_list.value[0] for e in examples} == {b"banking"}
+    assert {e["split"].bytes_list.value[0] for e in examples} == {b"OOT"}
+    challenges = {e["challenge"].bytes_list.value[0].decode() for e in examples}
+    assert {"none", "turn_compression", "turn_compression:context", "audit_more-multiple"} <= challenges
+    assert challenges <= set(challenge_values())  # the curated schema's domain
+    compressed = [e for e in examples if e["challenge"].bytes_list.value[0] == b"turn_compression"]
+    assert all(e["answer"].bytes_list.value[0].startswith(b"api_call check_") for e in compressed)
+    assert _labels(str(tmp_path / "nowhere"), files, "tst") is None
 
 
 def test_a_malformed_line_names_file_and_line(corpus: Path, tmp_path: Path) -> None:
