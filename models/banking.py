@@ -6,9 +6,9 @@
   ``api_call memory_network <intent>`` action, as the paper appends a call-memory-network action there.
 
 Both use the paper's settings (learning rate 0.001, batch 32, up to 20 epochs, embedding 128, memory 40,
-3 hops), train on ``trn`` and keep their best epoch on ``dev`` (stopping after 3 epochs without progress). Non-OOP rows count every bot turn of the
-non-OOP test dialogs; an OOP row counts the bot turns that answer the phenomenon (the challenge turns of the
-labels sidecar), which is where the dialogs differ from anything seen in training.
+3 hops), train on ``trn`` and keep their best epoch on ``dev`` (stopping after 3 epochs without progress).
+Non-OOP rows count every bot turn of the non-OOP test dialogs; an OOP row counts the bot turns that answer the
+phenomenon (the challenge turns of the labels sidecar), where the dialogs differ from anything seen in training.
 """
 
 from __future__ import annotations
