@@ -99,9 +99,12 @@ def test_out_of_template_wording_never_realises_training_dialogs(corpus: Path) -
     for form in USER_TEMPLATES:
         assert not set(thirds[form]["OOT"]) & (set(thirds[form]["trn"]) | set(thirds[form]["dev"]))
     training = set(_user_utterances(corpus / "dialog-babi-task7-banking-trn.txt"))
+    seen = [re.sub(r"\{\w+\}", "x", t) for form in USER_TEMPLATES for t in (*thirds[form]["trn"], *thirds[form]["dev"])]
     oot_patterns = [re.compile(re.sub(r"\\\{\w+\\\}", r"\\S+", re.escape(template)))
                     for form in USER_TEMPLATES for template in thirds[form]["OOT"]
                     if len(re.sub(r"\{\w+\}", "", template).split()) >= 2]  # templates with words of their own
+    # Leave out OOT shapes that a training or development template of another form shares ("it is {x}").
+    oot_patterns = [p for p in oot_patterns if not any(p.fullmatch(shape) for shape in seen)]
     assert oot_patterns
     for utterance in training:
         assert not any(pattern.fullmatch(utterance) for pattern in oot_patterns), utterance
