@@ -37,10 +37,15 @@ def _parse_tasks(_ctx: click.Context, _param: click.Parameter, value: str) -> tu
     return tasks
 
 
+corpus_out_option = click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+                                 help="Directory to write the corpus into (created if missing).")
+seed_option = click.option("--seed", default=0, show_default=True, type=int,
+                           help="Seed: the same seed gives the same corpus.")
+
+
 @generate.command("restaurant")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Directory to write the corpus into (created if missing).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed: the same seed gives the same corpus.")
+@corpus_out_option
+@seed_option
 @click.option("--dialogs", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Dialogs per split (trn, dev, tst, tst-OOV) and task.")
 @click.option("--tasks", default="1,2,3,4,5", show_default=True, callback=_parse_tasks,
@@ -64,9 +69,8 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
 
 
 @generate.command("banking")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Directory to write the corpus into (created if missing).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed: the same seed gives the same corpus.")
+@corpus_out_option
+@seed_option
 @click.option("--dialogs", default=500, show_default=True, type=click.IntRange(min=1),
               help="Training dialogs per intent.")
 @click.option("--dev-dialogs", default=100, show_default=True, type=click.IntRange(min=1),
