@@ -109,6 +109,8 @@ class DialogContext:
     result_words: set[str] = field(default_factory=set)
     facts: dict[str, dict[str, str]] = field(default_factory=dict)
     on_offer: str | None = None
+    ranked: list[str] = field(default_factory=list)  # latest results, best rated first
+    best_not_offered: str | None = None
 
     @classmethod
     def of(cls, lexicon: EntityLexicon, example: TurnExample) -> DialogContext:
@@ -142,6 +144,8 @@ class DialogContext:
                 for word in words:
                     context.user_turn.setdefault(word, user_turns)
                 user_turns += 1
+        context.ranked = sorted(context.results, key=lambda n: -context.results[n])
+        context.best_not_offered = next((n for n in context.ranked if n not in context.bot_turn), None)
         return context
 
     def attribute(self, lexicon: EntityLexicon, name: str | None, kind: str) -> str | None:
@@ -152,8 +156,6 @@ class DialogContext:
 
 def value_features(lexicon: EntityLexicon, context: DialogContext, kind: str, value: str,
                    own_name: str | None) -> list[float]:
-    ranked = sorted(context.results, key=lambda n: -context.results[n])
-    not_offered = [n for n in ranked if n not in context.bot_turn]
     user_ago, bot_ago = context.user_turn.get(value), context.bot_turn.get(value)
     return [
         float(context.user_turn.get(value) == 0),
@@ -163,8 +165,8 @@ def value_features(lexicon: EntityLexicon, context: DialogContext, kind: str, va
         float(bot_ago is not None),
         float(value in context.api_call),
         float(value in context.result_words),
-        1.0 / (1 + ranked.index(value)) if value in context.results else 0.0,
-        float(bool(not_offered) and value == not_offered[0]),
+        1.0 / (1 + context.ranked.index(value)) if value in context.results else 0.0,
+        float(value == context.best_not_offered),
         float(value == context.on_offer),
         float(kind != NAME and value == context.attribute(lexicon, context.on_offer, kind)),
         float(value in lexicon.types),
