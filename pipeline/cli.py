@@ -88,6 +88,21 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
                err=True)
 
 
+@generate.command("movies")
+@corpus_out_option
+@seed_option
+@click.option("--scale", type=click.Choice(["tiny", "small"]), default="small", show_default=True,
+              help="World and task sizes (tiny: for smoke tests).")
+def generate_movies(out: Path, seed: int, scale: str) -> None:
+    """A synthetic movie world and the Movie Dialog tasks 1-4 from it, in the public Movie Dialog layout."""
+    from data.movie_tasks import MoviePlan
+    from data.movie_tasks import generate as run_generation
+
+    start = time.perf_counter()
+    written = run_generation(MoviePlan(seed, scale), out)
+    click.echo(f"wrote {len(written)} files to {out} in {time.perf_counter() - start:.1f} s", err=True)
+
+
 @main.group()
 def convert() -> None:
     """Convert public releases into the dialog-bAbI layout."""
