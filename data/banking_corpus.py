@@ -11,6 +11,7 @@ A dialog depends only on (seed, file, intent, challenge, index), so the same see
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from dataclasses import dataclass
@@ -74,13 +75,18 @@ def self_play(seed: int, file: str, scenario: Scenario, index: int) -> SelfPlayD
     raise RuntimeError(f"no dialog with the {scenario} phenomenon in {MAX_ATTEMPTS} attempts")
 
 
+@functools.cache
+def _file_templates(file: str) -> dict[str, list[str]]:
+    """form -> the templates a file's dialogs are realised with (IT tests: training and development thirds)."""
+    return {form: [t for split in TEMPLATES_OF_FILE[file] for t in by_split[split]]
+            for form, by_split in template_thirds().items()}
+
+
 class Realiser:
     """Actions to text: user actions through the file's templates, system actions through fixed utterances."""
 
     def __init__(self, file: str, rng: random.Random) -> None:
-        thirds = template_thirds()
-        self.templates = {form: [t for split in TEMPLATES_OF_FILE[file] for t in by_split[split]]
-                          for form, by_split in thirds.items()}
+        self.templates = _file_templates(file)
         self.rng = rng
 
     def _fill(self, form: str, slots: dict[str, str]) -> str:

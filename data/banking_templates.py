@@ -8,6 +8,7 @@ Placeholders are slot names: {account}, {partner}, {amount}, {transaction}, {car
 
 from __future__ import annotations
 
+import functools
 import random
 
 USER_TEMPLATES: dict[str, tuple[str, ...]] = {
@@ -276,6 +277,7 @@ TEMPLATE_SPLITS = ("trn", "dev", "OOT")
 TEMPLATE_SEED = 20190801
 
 
+@functools.cache
 def template_thirds(seed: int = TEMPLATE_SEED) -> dict[str, dict[str, tuple[str, ...]]]:
     """form -> template split (trn, dev, OOT) -> its templates: each form's templates shuffled, dealt in turn."""
     rng = random.Random(seed)
