@@ -86,15 +86,23 @@ class TfIdfMatch:
         additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
         return self._normalised(self._counts + additions)
 
-    def predict(self, examples: Sequence[TurnExample]) -> list[str]:
-        predictions = []
+    def scores(self, example: TurnExample) -> np.ndarray:
+        """Cosine of the TF-IDF input with every candidate."""
+        bag = self._input_bag(example)
+        query = self._normalised(self._bag_matrix([bag]))
+        candidates = self._typed_candidates(set(bag)) if self.entity_types else self._plain
+        return (candidates @ query.T).toarray().ravel()
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        """The ``k`` best candidates of each example, best first."""
+        ranked = []
         for example in examples:
-            bag = self._input_bag(example)
-            query = self._normalised(self._bag_matrix([bag]))
-            candidates = self._typed_candidates(set(bag)) if self.entity_types else self._plain
-            scores = (candidates @ query.T).toarray().ravel()
-            predictions.append(self.candidates[int(np.argmax(scores))])
-        return predictions
+            order = np.argsort(-self.scores(example), kind="stable")[:k]
+            ranked.append([self.candidates[int(i)] for i in order])
+        return ranked
+
+    def predict(self, examples: Sequence[TurnExample]) -> list[str]:
+        return [self.candidates[int(np.argmax(self.scores(example)))] for example in examples]
 
 
 class NearestNeighbour:

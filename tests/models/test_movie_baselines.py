@@ -1,0 +1,54 @@
+"""Movie Dialog examples, hits@k and the KB QA / SVD / TF-IDF baselines on a tiny synthetic world."""
+
+from __future__ import annotations
+
+import pytest
+
+from data.movie_dialog import discover_movie_corpus, read_candidates, read_kb
+from data.movie_tasks import MoviePlan, generate
+from models.movie_baselines import KbQa, SvdRecommender, as_turn_examples, tfidf_discussion
+from models.movie_examples import hits_at_k, movie_examples
+
+
+@pytest.fixture(scope="module")
+def movies(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("movies")
+    generate(MoviePlan(seed=3, scale="tiny"), out)
+    corpus = discover_movie_corpus(out)
+    entities = corpus.entity_list()
+    return corpus, entities, read_kb(corpus.kb, entities)
+
+
+def test_examples_keep_the_dialog_history_and_every_answer(movies) -> None:
+    corpus, entities, _ = movies
+    examples = movie_examples(corpus, 3, "dev", entities)
+    assert [e.exchange for e in examples[:3]] == [1, 2, 3]
+    assert examples[2].history[:1] == (examples[0].query,) and len(examples[2].history) == 4
+    ranked = [[e.answers[0]] for e in examples]
+    assert hits_at_k(examples, ranked, 1) == 100.0 and hits_at_k(examples, [["nothing"]] * len(examples), 10) == 0.0
+
+
+def test_kb_qa_learns_which_relation_each_question_pattern_asks(movies) -> None:
+    corpus, entities, triples = movies
+    qa = KbQa(triples, entities, movie_examples(corpus, 1, "train", entities))
+    test = movie_examples(corpus, 1, "test", entities)
+    assert hits_at_k(test, qa.rank(test, 1), 1) >= 95.0
+
+
+def test_svd_recommends_far_better_than_chance(movies) -> None:
+    corpus, entities, triples = movies
+    titles = sorted({t.subject for t in triples})
+    svd = SvdRecommender(titles, entities, movie_examples(corpus, 2, "train", entities), rank=8)
+    test = movie_examples(corpus, 2, "test", entities)
+    chance = 100.0 * 10 / len(titles)
+    assert hits_at_k(test, svd.rank(test, 10), 10) > 1.5 * chance
+
+
+def test_tfidf_ranks_reddit_candidates(movies) -> None:
+    corpus, entities, _ = movies
+    candidates = read_candidates(corpus.candidates["test"])
+    training = movie_examples(corpus, 4, "train", entities)
+    test = movie_examples(corpus, 4, "test", entities)
+    ranked = tfidf_discussion(candidates, training, use_history=True).rank(as_turn_examples(test), 10)
+    assert all(len(r) == 10 for r in ranked)
+    assert hits_at_k(test, ranked, 10) > 100.0 * 10 / len(candidates)
