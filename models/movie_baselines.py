@@ -97,7 +97,7 @@ class SvdRecommender:
         matrix = sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(training), len(self.movies)))
         matrix.data[:] = 1.0
         k = max(1, min(rank, min(matrix.shape) - 1))
-        _, singular, vt = svds(matrix, k=k)
+        _, singular, vt = svds(matrix, k=k, random_state=0)  # ARPACK starts from a random vector otherwise
         self.items = (vt.T * np.sqrt(singular)).astype(np.float64)  # [movies, k]
         self.popularity = np.asarray(matrix.sum(axis=0)).ravel()
 

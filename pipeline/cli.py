@@ -288,6 +288,17 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> N
 
     task_numbers = [int(t) for t in tasks.split(",") if t.strip()]
     present = discover(data)
+    if not present:  # not the dialog-bAbI layout: the Movie Dialog one (Table 6 of Dodge et al.)
+        from data.movie_dialog import discover_movie_corpus
+        from models.movie_benchmark import run_movie_benchmark
+
+        try:
+            corpus = discover_movie_corpus(data)
+        except ValueError as error:
+            raise click.ClickException(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
+        run_movie_benchmark(corpus, out, progress=lambda line: click.echo(line, err=True))
+        click.echo(f"wrote {out}", err=True)
+        return
     wanted = [t for t in present if not task_numbers or t in task_numbers]
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()

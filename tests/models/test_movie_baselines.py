@@ -52,3 +52,20 @@ def test_tfidf_ranks_reddit_candidates(movies) -> None:
     ranked = tfidf_discussion(candidates, training, use_history=True).rank(as_turn_examples(test), 10)
     assert all(len(r) == 10 for r in ranked)
     assert hits_at_k(test, ranked, 10) > 100.0 * 10 / len(candidates)
+
+
+def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    corpus, _, _ = movies
+    out = tmp_path / "table6.md"
+    result = CliRunner().invoke(main, ["benchmark", "--data", str(corpus.root), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "| QA system | **" in text and "paper 90.7" in text and "Not run yet: LSTM" in text
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(main, ["benchmark", "--data", str(empty), "--out", str(out)])
+    assert result.exit_code == 1 and "neither the dialog-bAbI nor the Movie Dialog layout" in result.output
