@@ -160,9 +160,10 @@ def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, 
 
 
 def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
-                   out: str | Path | None = None, verbose: int = 0, log_dir: str | None = None) -> dict[str, Any]:
+                   out: str | Path | None = None, verbose: int = 0, log_dir: str | None = None,
+                   top_k: int = 10) -> dict[str, Any]:
     """The training loop shared by ``dialog train`` and the TFX Trainer: fit on ``trn``, keep the best epoch
-    on ``dev``, export the serving module to ``out``."""
+    on ``dev``, export the serving module (returning the ``top_k`` best candidates) to ``out``."""
     keras.utils.set_random_seed(config.seed)
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
@@ -185,5 +186,5 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
         "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
     }
     if out is not None:
-        export(DialogServingModule(spec, model), out)
+        export(DialogServingModule(spec, model, top_k=top_k), out)
     return summary

@@ -69,3 +69,14 @@ def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
     empty.mkdir()
     result = CliRunner().invoke(main, ["benchmark", "--data", str(empty), "--out", str(out)])
     assert result.exit_code == 1 and "neither the dialog-bAbI nor the Movie Dialog layout" in result.output
+
+
+def test_entity_text_makes_each_entity_one_token(movies) -> None:
+    from data.movie_dialog import EntityDictionary
+    from models.movie_neural import EntityText
+
+    corpus, entities, _ = movies
+    text = EntityText(EntityDictionary(entities, ["who directed it"] * 5), entities)
+    multiword = next(e for e in entities if " " in e)
+    assert " " not in text.token_of[multiword] and text.entity_of[text.token_of[multiword]] == multiword
+    assert text(f"who directed {multiword}?").split()[-1] == text.token_of[multiword]
