@@ -3,7 +3,8 @@
 Methods fit on ``train`` and are reported on ``test`` with the paper's k per task (hits@1 QA, hits@100
 recommendation, hits@10 QA+recommendation and discussion). The methods built so far: the task-specific
 baselines (KB QA, SVD, TF-IDF; for TF-IDF the input, query alone or with the history, is chosen on ``dev``) and
-supervised embeddings on tasks 1-3 (one or two dictionaries chosen on ``dev``).
+supervised embeddings on tasks 1-3 (one or two dictionaries chosen on ``dev``) and MemN2N with long-term KB
+memory on tasks 1-3.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from data import babi_format
 from data.movie_dialog import MovieCorpus, read_candidates, read_kb
 from models.movie_baselines import KbQa, SvdRecommender, as_turn_examples, tfidf_discussion
 from models.movie_examples import PAPER_K, hits_at_k, movie_examples
-from models.movie_neural import MovieEmbeddings
+from models.movie_neural import MovieRanker
 from models.training import TrainConfig
 
 # Adam, 8 epochs (stopping after 3 without dev progress), margin ranking with 100 sampled negatives, history.
 EMBEDDINGS_CONFIG = TrainConfig(model="embeddings", embedding_dim=64, learning_rate=0.01, epochs=8, negatives=100,
                                 margin=0.1, use_history=True, patience=3)
+# Adam, softmax over the entities, 8 epochs (patience 3), memory of 40: up to 30 KB sentences and the history.
+MEMN2N_CONFIG = TrainConfig(model="memn2n", embedding_dim=64, learning_rate=0.005, epochs=8, patience=3,
+                            max_memory=40)
 
 TASK_TITLES = {1: "QA task", 2: "Recs task", 3: "QA+Recs task", 4: "Reddit task"}
 # Table 6 of the paper (test hits@k; None: not applicable).
@@ -88,7 +92,7 @@ def _embeddings(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, flo
             fitted = {}
             for shared in (True, False):
                 config = replace(EMBEDDINGS_CONFIG, shared_embeddings=shared)
-                model = MovieEmbeddings.fit(entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k)
+                model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k)
                 fitted[shared] = (hits_at_k(dev, model.rank(dev, k), k), model)
             shared = max(fitted, key=lambda s: fitted[s][0])
             values[task] = hits_at_k(test, fitted[shared][1].rank(test, k), k)
@@ -97,8 +101,28 @@ def _embeddings(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, flo
     return values, notes
 
 
+def _memn2n(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], list[str]]:
+    """Tasks 1-3 with long-term KB memory (hash lookup) and the dialog history as memories."""
+    if corpus.kb is None:
+        return {}, []
+    triples = read_kb(corpus.kb, entities)
+    values, notes = {}, []
+    with tempfile.TemporaryDirectory(prefix="movie-memn2n-") as work:
+        for task in (1, 2, 3):
+            if task not in corpus.tasks or not {"train", "dev", "test"} <= set(corpus.tasks[task]):
+                continue
+            trn, dev, test = (movie_examples(corpus, task, split, entities) for split in ("train", "dev", "test"))
+            k = PAPER_K[task]
+            config = replace(MEMN2N_CONFIG, hops=2 if task == 3 else 1)  # appendix B: 1 hop, 2-3 for task 3
+            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}", top_k=k, triples=triples)
+            values[task] = hits_at_k(test, model.rank(test, k), k)
+            notes.append(f"MemN2N task {task}: {config.hops} hop(s), best epoch {model.summary['best_epoch']}/"
+                         f"{config.epochs}, memory {model.summary['memory_size']}")
+    return values, notes
+
+
 METHODS: dict[str, Callable[[MovieCorpus, list[str]], tuple[dict[int, float], list[str]]]] = {
-    "QA system": _qa, "SVD": _svd, "IR": _ir, "Supervised embeddings": _embeddings}
+    "QA system": _qa, "SVD": _svd, "IR": _ir, "Supervised embeddings": _embeddings, "MemN2N": _memn2n}
 
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print) -> list[Row]:

@@ -65,6 +65,7 @@ def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert "| QA system | **" in text and "paper 90.7" in text and "Not run yet: LSTM" in text
+    assert "| MemN2N | **" in text and "MemN2N task 3: 2 hop(s)" in text
     empty = tmp_path / "empty"
     empty.mkdir()
     result = CliRunner().invoke(main, ["benchmark", "--data", str(empty), "--out", str(out)])
@@ -80,3 +81,15 @@ def test_entity_text_makes_each_entity_one_token(movies) -> None:
     multiword = next(e for e in entities if " " in e)
     assert " " not in text.token_of[multiword] and text.entity_of[text.token_of[multiword]] == multiword
     assert text(f"who directed {multiword}?").split()[-1] == text.token_of[multiword]
+
+
+def test_long_term_memory_finds_the_kb_sentences_of_the_message(movies) -> None:
+    from data.movie_dialog import EntityDictionary
+    from models.movie_neural import EntityText
+
+    corpus, entities, triples = movies
+    text = EntityText(EntityDictionary(entities, ["who directed it"] * 5), entities, triples, max_kb=5)
+    title = triples[0].subject
+    found = text.long_term(text(f"who directed {title}?"))
+    assert found and all(sentence.split()[0] == text.token_of[title] for sentence in found)
+    assert len(found) <= 5 and any(" directed_by " in sentence for sentence in found)
