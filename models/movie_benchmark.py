@@ -121,8 +121,34 @@ def _memn2n(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float],
     return values, notes
 
 
+def _joint(config: TrainConfig, name: str) -> Callable[[MovieCorpus, list[str]], tuple[dict[int, float], list[str]]]:
+    """One model trained on tasks 1-3 together (the joint task over the entity tasks), scored per task."""
+
+    def run(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], list[str]]:
+        tasks = [t for t in (1, 2, 3) if t in corpus.tasks and {"train", "dev", "test"} <= set(corpus.tasks[t])]
+        if not tasks or (config.model == "memn2n" and corpus.kb is None):
+            return {}, []
+        triples = read_kb(corpus.kb, entities) if corpus.kb is not None else []
+        trn = [e for t in tasks for e in movie_examples(corpus, t, "train", entities)]
+        dev = [e for t in tasks for e in movie_examples(corpus, t, "dev", entities)]
+        with tempfile.TemporaryDirectory(prefix="movie-joint-") as work:
+            top_k = max(PAPER_K[t] for t in tasks)
+            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / "joint", top_k=top_k, triples=triples)
+            values = {}
+            for task in tasks:
+                test = movie_examples(corpus, task, "test", entities)
+                values[task] = hits_at_k(test, model.rank(test, PAPER_K[task]), PAPER_K[task])
+        return values, [f"{name}: one model on tasks {', '.join(map(str, tasks))}, best epoch "
+                        f"{model.summary['best_epoch']}/{config.epochs}"]
+
+    return run
+
+
 METHODS: dict[str, Callable[[MovieCorpus, list[str]], tuple[dict[int, float], list[str]]]] = {
-    "QA system": _qa, "SVD": _svd, "IR": _ir, "Supervised embeddings": _embeddings, "MemN2N": _memn2n}
+    "QA system": _qa, "SVD": _svd, "IR": _ir, "Supervised embeddings": _embeddings, "MemN2N": _memn2n,
+    "Joint supervised embeddings": _joint(replace(EMBEDDINGS_CONFIG, shared_embeddings=False),
+                                          "Joint supervised embeddings (two dictionaries)"),
+    "Joint MemN2N": _joint(replace(MEMN2N_CONFIG, hops=2), "Joint MemN2N (2 hops)")}
 
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print) -> list[Row]:
