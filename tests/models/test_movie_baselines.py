@@ -65,7 +65,7 @@ def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert "| QA system | **" in text and "paper 90.7" in text and "Not run yet: LSTM" in text
-    assert "| MemN2N | **" in text and "MemN2N task 3: 2 hop(s)" in text
+    assert "| MemN2N | **" in text and "MemN2N task 3: 2 hop(s)" in text and "by exchange: exchange 1 " in text
     empty = tmp_path / "empty"
     empty.mkdir()
     result = CliRunner().invoke(main, ["benchmark", "--data", str(empty), "--out", str(out)])
