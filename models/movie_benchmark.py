@@ -80,6 +80,15 @@ def _ir(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], lis
                                             "(chosen on dev)"]
 
 
+def _entity_tasks(corpus: MovieCorpus) -> list[int]:
+    """The entity-answer tasks (1-3) that have train, dev and test files."""
+    return [t for t in (1, 2, 3) if t in corpus.tasks and {"train", "dev", "test"} <= set(corpus.tasks[t])]
+
+
+def _splits(corpus: MovieCorpus, task: int, entities: list[str]) -> tuple[list, list, list]:
+    return tuple(movie_examples(corpus, task, split, entities) for split in ("train", "dev", "test"))
+
+
 def by_exchange(examples: list, ranked: list[list[str]], k: int) -> str:
     """Task 3's breakdown (appendix C.2): hits@k on the 1st (recommendation), 2nd (QA), 3rd (similar) exchange."""
     parts = []
@@ -93,10 +102,8 @@ def _embeddings(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, flo
     """Tasks 1-3, one or two dictionaries chosen on dev by the task's hits@k."""
     values, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="movie-embeddings-") as work:
-        for task in (1, 2, 3):
-            if task not in corpus.tasks or not {"train", "dev", "test"} <= set(corpus.tasks[task]):
-                continue
-            trn, dev, test = (movie_examples(corpus, task, split, entities) for split in ("train", "dev", "test"))
+        for task in _entity_tasks(corpus):
+            trn, dev, test = _splits(corpus, task, entities)
             k = PAPER_K[task]
             fitted = {}
             for shared in (True, False):
@@ -119,10 +126,8 @@ def _memn2n(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float],
     triples = read_kb(corpus.kb, entities)
     values, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="movie-memn2n-") as work:
-        for task in (1, 2, 3):
-            if task not in corpus.tasks or not {"train", "dev", "test"} <= set(corpus.tasks[task]):
-                continue
-            trn, dev, test = (movie_examples(corpus, task, split, entities) for split in ("train", "dev", "test"))
+        for task in _entity_tasks(corpus):
+            trn, dev, test = _splits(corpus, task, entities)
             k = PAPER_K[task]
             config = replace(MEMN2N_CONFIG, hops=2 if task == 3 else 1)  # appendix B: 1 hop, 2-3 for task 3
             model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}", top_k=k, triples=triples)
@@ -138,7 +143,7 @@ def _joint(config: TrainConfig, name: str) -> Callable[[MovieCorpus, list[str]],
     """One model trained on tasks 1-3 together (the joint task over the entity tasks), scored per task."""
 
     def run(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], list[str]]:
-        tasks = [t for t in (1, 2, 3) if t in corpus.tasks and {"train", "dev", "test"} <= set(corpus.tasks[t])]
+        tasks = _entity_tasks(corpus)
         if not tasks or (config.model == "memn2n" and corpus.kb is None):
             return {}, []
         triples = read_kb(corpus.kb, entities) if corpus.kb is not None else []
