@@ -19,9 +19,8 @@ annotated ``goal-labels``), file lists ``dstc2_{train,dev,test}.flist`` naming t
   become ``<name>_address``, ``<name>_phone``, ``<name>_post_code``.
 
 The files read (calls, file lists, ontology) hold no restaurant database, so the KB is read off the system's own
-dialog acts: a
-restaurant's cuisine, area and price range are what the system informed about it when offering it (the most
-frequent value over all calls). Restaurants the system never described fully stay out of the KB.
+dialog acts: a restaurant's cuisine, area and price range are what the system informed about it when offering it
+(the most frequent value over all calls). Restaurants the system never described fully stay out of the KB.
 """
 
 from __future__ import annotations
