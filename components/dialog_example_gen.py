@@ -93,12 +93,15 @@ def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
             yield to_tf_example(example, answer, challenge).SerializeToString()
 
 
-def _labels(input_base: str, entry: TaskFiles, split: str) -> dict[int, dict] | None:
-    """The sidecar labels of one file's dialogs, by dialog index (None for corpora without a sidecar)."""
+def _labels(input_base: str, entry: TaskFiles) -> dict[str, dict[int, dict]] | None:
+    """A task's sidecar labels, by file split and dialog index (None for corpora without a sidecar)."""
     path = posixpath.join(input_base, task_labels_name(entry.task, entry.name))
     if not fileio.exists(path):
         return None
-    return {label["dialog"]: label for label in read_labels(path, _read_text(path)) if label["split"] == split}
+    by_split: dict[str, dict[int, dict]] = {}
+    for label in read_labels(path, _read_text(path)):
+        by_split.setdefault(label["split"], {})[label["dialog"]] = label
+    return by_split
 
 
 @beam.ptransform_fn
@@ -109,9 +112,13 @@ def _DialogFilesToExamples(pipeline: beam.Pipeline, exec_properties: dict[str, A
     input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
     tasks = _corpus_tasks(input_base)
     jobs = []
+    sidecars: dict[int, dict[str, dict[int, dict]] | None] = {}  # each task's sidecar, read once
     for path in _matched_files(input_base, split_pattern):
         entry, split = _task_of(tasks, path)
-        jobs.append((path, entry.task, split, _labels(input_base, entry, split)))
+        if entry.task not in sidecars:
+            sidecars[entry.task] = _labels(input_base, entry)
+        labels = sidecars[entry.task]
+        jobs.append((path, entry.task, split, None if labels is None else labels.get(split, {})))
     index = {task: {c: i for i, c in enumerate(_candidates(input_base, tasks[task]))} for _, task, _, _ in jobs}
     return (pipeline
             | "DialogFiles" >> beam.Create(jobs)

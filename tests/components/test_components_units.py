@@ -59,7 +59,7 @@ def test_banking_examples_carry_template_split_and_challenge_from_the_sidecar(tm
     files = discover(tmp_path)[7]
     resources = corpus_resources(str(tmp_path), ["dialog-babi-task7-*-tst*.txt"])
     index = {c: i for i, c in enumerate(resources.candidates)}
-    labels = _labels(str(tmp_path), files, "tst-OOT")
+    labels = _labels(str(tmp_path), files)["tst-OOT"]
     examples = [tf.train.Example.FromString(s).features.feature
                 for s in _file_examples(str(files.splits["tst-OOT"]), 7, "tst-OOT", index, labels)]
     assert {e["task"].bytes_list.value[0] for e in examples} == {b"banking"}
@@ -69,7 +69,7 @@ def test_banking_examples_carry_template_split_and_challenge_from_the_sidecar(tm
     assert challenges <= set(challenge_values())  # the curated schema's domain
     compressed = [e for e in examples if e["challenge"].bytes_list.value[0] == b"turn_compression"]
     assert all(e["answer"].bytes_list.value[0].startswith(b"api_call check_") for e in compressed)
-    assert _labels(str(tmp_path / "nowhere"), files, "tst") is None
+    assert _labels(str(tmp_path / "nowhere"), files) is None
 
 
 def test_a_malformed_line_names_file_and_line(corpus: Path, tmp_path: Path) -> None:
