@@ -98,8 +98,9 @@ class MultipleMemoryNetwork:
         chosen = self.selector.predict(openings)
         return {e.dialog_id: action.rsplit(" ", 1)[1] for e, action in zip(openings, chosen, strict=True)}
 
-    def predict(self, examples: Sequence[LabelledExample]) -> list[str]:
-        routes = self.route(examples)
+    def predict(self, examples: Sequence[LabelledExample], routes: dict[str, str] | None = None) -> list[str]:
+        """Each example answered by its dialog's network (``routes``: the selector's choices, if already made)."""
+        routes = self.route(examples) if routes is None else routes
         groups: dict[str, list[int]] = defaultdict(list)
         for i, e in enumerate(examples):
             groups[routes.get(e.example.dialog_id, INTENTS[0])].append(i)
@@ -211,7 +212,7 @@ def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int = 20, w
                      f"chosen on dev) dev {selector_dev}%, test dialogs routed to their intent {routing:.2f}%; "
                      f"{seconds['MMN']:.0f} s")
         progress(notes[-1])
-        table8, table9, turns = score({"SMN": smn.predict, "MMN": mmn.predict}, tests)
+        table8, table9, turns = score({"SMN": smn.predict, "MMN": lambda e: mmn.predict(e, routed)}, tests)
     results = BankingResults(table8, table9, turns, seconds, notes)
     write_banking_results(results, out)
     return results
