@@ -1,21 +1,18 @@
 """Write a restaurant corpus (tasks 1-5) in the public dialog-bAbI layout.
 
-Two paths produce byte-identical files: a single-process loop for the default 1,000 dialogs per split, and an
-Apache Beam pipeline (DirectRunner unless Beam options say otherwise) for large corpora. Beam renders fixed-size
-shards of dialog indices in parallel; the shards are then joined in index order and renamed into place, so a
-file is either the previous one or the complete new one.
+A dialog is a function of (seed, task, split, index) only, so a file is rendered in shards of dialog indices:
+one after the other in this process for the default 1,000 dialogs per split, or in parallel through an Apache
+Beam pipeline (DirectRunner unless Beam options say otherwise) for large corpora. Both write the same bytes
+(``data.sharded_files``).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from data import babi_format
+from data import babi_format, sharded_files
 from data.corpus import CandidateFile, DialogFile, KBFile
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
 from data.restaurant_sim import OOV_SPLIT, TASKS, build_world, generate_dialog
@@ -23,14 +20,6 @@ from data.restaurant_sim import OOV_SPLIT, TASKS, build_world, generate_dialog
 RESTAURANT_SPLITS = ("trn", "dev", "tst", OOV_SPLIT)
 DEFAULT_DIALOGS = 1000
 SHARD_SIZE = 1000
-# Above this many dialogs in all, `runner="auto"` picks Beam.
-BEAM_THRESHOLD = 50_000
-
-
-def default_beam_args() -> list[str]:
-    """DirectRunner with a worker process per core: 1.6x the single process at 200,000 dialogs on 2 cores
-    (benchmarks/generation_throughput.py), where the in-memory mode gains nothing."""
-    return ["--direct_running_mode=multi_processing", f"--direct_num_workers={os.cpu_count() or 1}"]
 
 
 @dataclass(frozen=True)
@@ -49,11 +38,28 @@ class GenerationPlan:
         return len(self.files) * self.dialogs_per_split
 
 
-def render_shard(seed: int, task: int, split: str, start: int, stop: int) -> str:
+def render_dialogs(seed: int, task: int, split: str, start: int, stop: int) -> str:
     """Dialogs ``start..stop-1`` of a file, rendered as text (each followed by a blank line)."""
     world = build_world(seed)
     dialogs = [generate_dialog(world, task, split, index) for index in range(start, stop)]
     return babi_format.render_dialogs(DialogFile(dialogs))
+
+
+@dataclass(frozen=True)
+class _ShardRenderer:
+    """Picklable for Beam's worker processes."""
+
+    seed: int
+
+    def __call__(self, shard: sharded_files.Shard) -> str:
+        task, split = shard.key
+        return render_dialogs(self.seed, task, split, shard.start, shard.stop)
+
+
+def shards(plan: GenerationPlan) -> list[sharded_files.Shard]:
+    return [shard for task, split in plan.files
+            for shard in sharded_files.shards_of(dialog_file_name(task, split), (task, split),
+                                                 plan.dialogs_per_split, SHARD_SIZE)]
 
 
 def _write_side_files(out: Path, seed: int) -> None:
@@ -62,73 +68,12 @@ def _write_side_files(out: Path, seed: int) -> None:
     babi_format.write_kb(out / SHARED_KB, KBFile(world.kb.facts() + world.kb_oov.facts()))
 
 
-def generate_local(plan: GenerationPlan, out: str | Path) -> list[Path]:
-    """Generate in this process. Returns the written dialog files."""
-    out = Path(out)
-    written = []
-    for task, split in plan.files:
-        path = out / dialog_file_name(task, split)
-        babi_format.write_text_atomic(path, render_shard(plan.seed, task, split, 0, plan.dialogs_per_split))
-        written.append(path)
-    _write_side_files(out, plan.seed)
-    return written
-
-
-def _shards(plan: GenerationPlan) -> list[tuple[int, str, int, int]]:
-    return [(task, split, start, min(start + SHARD_SIZE, plan.dialogs_per_split))
-            for task, split in plan.files for start in range(0, plan.dialogs_per_split, SHARD_SIZE)]
-
-
-def generate_beam(plan: GenerationPlan, out: str | Path, beam_args: Sequence[str] = ()) -> list[Path]:
-    """Generate through an Apache Beam pipeline.
-
-    ``beam_args`` are Beam pipeline options; without any, the DirectRunner with one worker process per core.
-    Shards are staged on the local filesystem, so a remote runner needs a shared ``out`` directory.
-    """
-    import apache_beam as beam
-    from apache_beam.options.pipeline_options import PipelineOptions
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".generate-", dir=out))
-    seed = plan.seed
-
-    def write_shard(shard: tuple[int, str, int, int]) -> str:
-        task, split, start, stop = shard
-        name = staging / f"{dialog_file_name(task, split)}.{start:012d}"
-        name.write_text(render_shard(seed, task, split, start, stop), encoding="utf-8", newline="")
-        return str(name)
-
-    try:
-        with beam.Pipeline(options=PipelineOptions(list(beam_args) or default_beam_args())) as pipeline:
-            _ = (pipeline
-                 | "Shards" >> beam.Create(_shards(plan))
-                 | "Reshuffle" >> beam.Reshuffle()
-                 | "Generate" >> beam.Map(write_shard))
-        written = []
-        for task, split in plan.files:
-            path = out / dialog_file_name(task, split)
-            _join_atomic(sorted(staging.glob(f"{dialog_file_name(task, split)}.*")), path)
-            written.append(path)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    _write_side_files(out, plan.seed)
-    return written
-
-
-def _join_atomic(parts: Iterable[Path], path: Path) -> None:
-    with babi_format.atomic_output(path) as target:
-        for part in parts:
-            with open(part, "rb") as source:
-                shutil.copyfileobj(source, target)
-
-
 def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
-    """Generate a corpus with the chosen runner: ``local``, ``beam``, or ``auto`` (Beam for large corpora)."""
-    if runner == "auto":
-        runner = "beam" if plan.total_dialogs > BEAM_THRESHOLD or beam_args else "local"
-    if runner == "local":
-        return generate_local(plan, out)
-    if runner == "beam":
-        return generate_beam(plan, out, beam_args)
-    raise ValueError(f"runner must be auto, local or beam, not {runner!r}")
+    """Generate a corpus with the chosen runner: ``local``, ``beam``, or ``auto`` (Beam for large corpora).
+
+    Returns the written dialog files; the candidates and KB files are written beside them.
+    """
+    sharded_files.choose_runner(runner, plan.total_dialogs, beam_args)  # a bad runner fails before any work
+    written = sharded_files.write_files(shards(plan), _ShardRenderer(plan.seed), out, runner, beam_args)
+    _write_side_files(Path(out), plan.seed)
+    return written

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from data import restaurant_corpus
+from data import restaurant_corpus, sharded_files
 from data.layout import SHARED_CANDIDATES, SHARED_KB, discover
 from data.restaurant_corpus import GenerationPlan, generate
 from data.validate import validate_corpus
@@ -53,8 +53,8 @@ def test_beam_path_writes_the_same_files_as_the_local_one(local_corpus: Path, tm
 
 def test_auto_runner_picks_beam_for_large_corpora(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     chosen = []
-    monkeypatch.setattr(restaurant_corpus, "generate_beam", lambda plan, out, args: chosen.append("beam"))
-    monkeypatch.setattr(restaurant_corpus, "generate_local", lambda plan, out: chosen.append("local"))
+    monkeypatch.setattr(sharded_files, "write_beam", lambda shards, render, out, args: chosen.append("beam"))
+    monkeypatch.setattr(sharded_files, "write_local", lambda shards, render, out: chosen.append("local"))
     generate(GenerationPlan(seed=0, dialogs_per_split=10), tmp_path)
     generate(GenerationPlan(seed=0, dialogs_per_split=100_000), tmp_path)
     assert chosen == ["local", "beam"]
