@@ -8,19 +8,24 @@
 The joint task trains on all four together (it has no files of its own in the public release either).
 
 Users are split into training, development and test users, so recommendations are tested on unseen users.
+
+Every example is a function of (seed, scale, task, split, index) only, so files are rendered in shards, in this
+process or in parallel through Beam, with the same bytes; ``--scale paper`` (about 75k entities and 3M training
+dialogs) takes the Beam path.
 """
 
 from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
-from data import babi_format
-from data.movie_dialog import TASK_DIRECTORIES
-from data.movie_world import World, build_world
+from data import babi_format, sharded_files
+from data.movie_dialog import CANDIDATE_SPLITS, TASK_DIRECTORIES
+from data.movie_world import Movie, World, build_world
 
 QUESTIONS: dict[str, tuple[str, ...]] = {
     "actor_to_movie": ("what movies did {x} star in?", "{x} appears in which movies?", "what films does {x} act in?"),
@@ -49,11 +54,20 @@ COMMENTS = ("just watched {movie} again, still holds up", "is {movie} worth watc
             "{movie} was on tv last night", "can we talk about {movie} for a second")
 REPLIES = ("{entity} was brilliant in it", "you should see more of {entity}", "the best thing about it is {entity}",
            "honestly {entity} carried the whole film")
+# Examples (tasks 1-2) or dialogs (tasks 3-4) per split (train, dev, test); task 4's negative candidates.
 SIZES = {"tiny": {"qa": (300, 40, 40), "recs": (300, 40, 40), "qarecs": (150, 20, 20), "reddit": (150, 20, 20),
                   "negatives": 100},
          "small": {"qa": (4000, 400, 400), "recs": (4000, 400, 400), "qarecs": (2000, 200, 200),
-                   "reddit": (2000, 200, 200), "negatives": 1000}}
+                   "reddit": (2000, 200, 200), "negatives": 1000},
+         # Section 2: ~96k/10k/10k QA, 1M/10k/10k for each of tasks 2-3, ~945k/10k/10k Reddit, 10k negatives.
+         "paper": {"qa": (96_000, 10_000, 10_000), "recs": (1_000_000, 10_000, 10_000),
+                   "qarecs": (1_000_000, 10_000, 10_000), "reddit": (945_000, 10_000, 10_000),
+                   "negatives": 10_000}}
 SPLITS = ("train", "dev", "test")
+TASK_KEYS = {1: "qa", 2: "recs", 3: "qarecs", 4: "reddit"}
+SHARD_SIZE = 10_000
+# Draws of a user before giving up on an example: a world where users like too few movies is an error, not a hang.
+MAX_ATTEMPTS = 1000
 
 
 @dataclass
@@ -83,57 +97,58 @@ def _line(number: int, text: str, answers: list[str]) -> str:
     return f"{number} {text}\t{', '.join(answers)}"
 
 
-def _split_of(rng: random.Random, sizes: tuple[int, int, int]) -> str:
-    return rng.choices(SPLITS, weights=sizes)[0]
+@dataclass
+class TaskWorld:
+    """What every example of a (seed, scale) draws from; built once per process."""
+
+    world: World
+    indexes: Indexes
+    subjects: dict[str, list[str]]  # question class -> its subjects, sorted
+    users: dict[str, list[int]]  # split -> its users
 
 
-def qa_lines(world: World, indexes: Indexes, rng: random.Random, count: int) -> list[str]:
-    kinds = sorted(QUESTIONS)
-    lines = []
-    for _ in range(count):
-        kind = rng.choice(kinds)
-        subject = rng.choice(sorted(indexes.by_relation[kind]))
-        lines.append(_line(1, rng.choice(QUESTIONS[kind]).format(x=subject), indexes.by_relation[kind][subject]))
-    return lines
+@lru_cache(maxsize=2)
+def context(seed: int, scale: str) -> TaskWorld:
+    world = build_world(seed, scale)
+    indexes = Indexes.of(world)
+    users = list(range(len(world.users)))
+    random.Random(f"movie-tasks:{seed}:{scale}").shuffle(users)
+    held_out = max(20, len(users) // 100)  # development and test users each (1% of users, as the paper)
+    return TaskWorld(world, indexes, {kind: sorted(subjects) for kind, subjects in indexes.by_relation.items()},
+                  {"dev": users[:held_out], "test": users[held_out:2 * held_out], "train": users[2 * held_out:]})
+
+
+def qa_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    kind = rng.choice(sorted(QUESTIONS))
+    subject = rng.choice(ctx.subjects[kind])
+    return [_line(1, rng.choice(QUESTIONS[kind]).format(x=subject), ctx.indexes.by_relation[kind][subject])]
 
 
 def _movie_list(titles: list[str]) -> str:
     return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
-def _attempts(count: int) -> range:
-    """Bounded sampling: a world where too few users like enough movies is an error, not an endless loop."""
-    return range(50 * count + 1000)
+def _too_few(what: str) -> RuntimeError:
+    return RuntimeError(f"no {what} after {MAX_ATTEMPTS} draws: too few users like enough movies")
 
 
-def _too_few(what: str, made: int, count: int) -> RuntimeError:
-    return RuntimeError(f"only {made} of {count} {what} could be drawn: too few users like enough movies")
-
-
-def recs_lines(world: World, users: list[int], rng: random.Random, count: int) -> list[str]:
-    lines: list[str] = []
-    for _ in _attempts(count):
-        if len(lines) == count:
-            return lines
-        liked = world.liked(rng.choice(users))
+def recs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    world = ctx.world
+    for _ in range(MAX_ATTEMPTS):
+        liked = world.liked(rng.choice(ctx.users[split]))
         if len(liked) < 2:
             continue
         chosen = rng.sample(liked, min(len(liked) - 1, rng.randint(1, 8)))
         answer = rng.choice([i for i in liked if i not in chosen])
         text = rng.choice(RECOMMEND).format(movies=_movie_list([world.movies[i].title for i in chosen]))
-        lines.append(_line(1, text, [world.movies[answer].title]))
-    if len(lines) < count:
-        raise _too_few("recommendation examples", len(lines), count)
-    return lines
+        return [_line(1, text, [world.movies[answer].title])]
+    raise _too_few("recommendation example")
 
 
-def qarecs_dialogs(world: World, indexes: Indexes, users: list[int], rng: random.Random, count: int) -> list[str]:
-    lines: list[str] = []
-    made = 0
-    for _ in _attempts(count):
-        if made == count:
-            return lines
-        liked = world.liked(rng.choice(users))
+def qarecs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    world = ctx.world
+    for _ in range(MAX_ATTEMPTS):
+        liked = world.liked(rng.choice(ctx.users[split]))
         if len(liked) < 3:
             continue
         chosen = rng.sample(liked, min(len(liked) - 2, rng.randint(1, 6)))
@@ -147,30 +162,38 @@ def qarecs_dialogs(world: World, indexes: Indexes, users: list[int], rng: random
         facts = {"actors": target.actors, "director": target.directors, "year": [target.year],
                  "writer": target.writers}[follow]
         actor = rng.choice(target.actors)
-        similar = [t for t in indexes.by_relation["actor_to_movie"][actor] if t != target.title]
+        similar = [t for t in ctx.indexes.by_relation["actor_to_movie"][actor] if t != target.title]
         if not similar:
             continue
-        lines += [_line(1, text, genre_answers), _line(2, FOLLOW_UP[follow], facts),
-                  _line(3, rng.choice(SIMILAR).format(actor=actor), similar)]
-        made += 1
-    if made < count:
-        raise _too_few("QA+recommendation dialogs", made, count)
+        return [_line(1, text, genre_answers), _line(2, FOLLOW_UP[follow], facts),
+                _line(3, rng.choice(SIMILAR).format(actor=actor), similar)]
+    raise _too_few("QA+recommendation dialog")
+
+
+def _reply(movie: Movie, rng: random.Random) -> str:
+    return rng.choice(REPLIES).format(entity=rng.choice(movie.actors + movie.directors + movie.tags))
+
+
+def reddit_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    """A discussion dialog of 1-3 exchanges about one movie."""
+    movie = rng.choice(ctx.world.movies)
+    related = movie.actors + movie.directors + movie.tags
+    lines = []
+    for number in range(1, rng.randint(1, 3) + 1):
+        comment = rng.choice(COMMENTS).format(movie=movie.title) if number == 1 else \
+            f"what about {rng.choice(related)}?"
+        lines.append(_line(number, comment, [_reply(movie, rng)]))
     return lines
 
 
-def reddit_dialogs(world: World, rng: random.Random, count: int) -> tuple[list[str], list[str]]:
-    """Discussion dialogs of 1-3 exchanges and the replies they use (for the candidate files)."""
-    lines, replies = [], []
-    for _ in range(count):
-        movie = rng.choice(world.movies)
-        related = movie.actors + movie.directors + movie.tags
-        for number in range(1, rng.randint(1, 3) + 1):
-            comment = rng.choice(COMMENTS).format(movie=movie.title) if number == 1 else \
-                f"what about {rng.choice(related)}?"
-            reply = rng.choice(REPLIES).format(entity=rng.choice(related))
-            lines.append(_line(number, comment, [reply]))
-            replies.append(reply)
-    return lines, replies
+MAKERS: dict[int, Callable[[TaskWorld, str, random.Random], list[str]]] = {
+    1: qa_lines, 2: recs_lines, 3: qarecs_lines, 4: reddit_lines}
+
+
+def example_lines(seed: int, scale: str, task: int, split: str, index: int) -> list[str]:
+    """Example (or dialog) ``index`` of a task's split: a function of its arguments only."""
+    rng = random.Random(f"movie-tasks:{seed}:{scale}:{task}:{split}:{index}")
+    return MAKERS[task](context(seed, scale), split, rng)
 
 
 @dataclass(frozen=True)
@@ -178,46 +201,68 @@ class MoviePlan:
     seed: int = 0
     scale: str = "small"
 
+    def count(self, task: int, split: str) -> int:
+        return SIZES[self.scale][TASK_KEYS[task]][SPLITS.index(split)]
 
-def generate(plan: MoviePlan, out: str | Path) -> list[Path]:
-    """Write entities, KB, the four task folders and task 4's candidate files under ``out``."""
+    @property
+    def total_examples(self) -> int:
+        return sum(self.count(task, split) for task in TASK_KEYS for split in SPLITS)
+
+
+def task_file_name(task: int, split: str) -> str:
+    name = TASK_DIRECTORIES[task]
+    return f"{name}/{name}_{split}.txt"
+
+
+@dataclass(frozen=True)
+class _ShardRenderer:
+    """Picklable for Beam's worker processes."""
+
+    plan: MoviePlan
+
+    def __call__(self, shard: sharded_files.Shard) -> str:
+        task, split = shard.key
+        lines = [line for index in range(shard.start, shard.stop)
+                 for line in example_lines(self.plan.seed, self.plan.scale, task, split, index)]
+        return "\n".join(lines) + "\n"
+
+
+def shards(plan: MoviePlan) -> list[sharded_files.Shard]:
+    return [shard for task in TASK_KEYS for split in SPLITS
+            for shard in sharded_files.shards_of(task_file_name(task, split), (task, split),
+                                                 plan.count(task, split), SHARD_SIZE)]
+
+
+def reddit_candidates(plan: MoviePlan, split: str) -> list[str]:
+    """Task 4's candidates for dev or test: the split's true replies, then the negatives (other replies)."""
+    ctx = context(plan.seed, plan.scale)
+    replies = [line.split("\t", 1)[1] for index in range(plan.count(4, split))
+               for line in example_lines(plan.seed, plan.scale, 4, split, index)]
+    negatives = []
+    for i in range(SIZES[plan.scale]["negatives"]):
+        rng = random.Random(f"movie-tasks:{plan.seed}:{plan.scale}:negative:{split}:{i}")
+        negatives.append(_reply(rng.choice(ctx.world.movies), rng))
+    return list(dict.fromkeys(replies + negatives))
+
+
+def generate(plan: MoviePlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
+    """Write entities, KB, the four task folders and task 4's candidate files under ``out``.
+
+    The task files are rendered in shards, in this process or through Beam (``runner``; ``auto`` picks Beam above
+    ``sharded_files.BEAM_THRESHOLD`` examples); both write the same bytes.
+    """
     out = Path(out)
-    world = build_world(plan.seed, plan.scale)
-    indexes = Indexes.of(world)
-    sizes = SIZES[plan.scale]
-    rng = random.Random(f"movie-tasks:{plan.seed}:{plan.scale}")
-    users = list(range(len(world.users)))
-    rng.shuffle(users)
-    held_out = max(20, len(users) // 100)  # development and test users each (1% of users, as the paper)
-    user_split = {"dev": users[:held_out], "test": users[held_out:2 * held_out], "train": users[2 * held_out:]}
-    written: list[Path] = []
+    sharded_files.choose_runner(runner, plan.total_examples, beam_args)  # a bad runner fails before any work
+    world = context(plan.seed, plan.scale).world
+    written = sharded_files.write_files(shards(plan), _ShardRenderer(plan), out, runner, beam_args)
 
     def write(path: Path, lines: list[str]) -> None:
         babi_format.write_text_atomic(path, "\n".join(lines) + "\n")
         written.append(path)
 
     write(out / "entities.txt", world.entities())
-    kb = []
-    for title, relation, values in world.triples():
-        kb.append(f"{len(kb) + 1} {title} {relation} {', '.join(values)}")
-    write(out / "movie_kb.txt", kb)
-    makers: dict[int, Callable[[str, int], list[str]]] = {
-        1: lambda split, n: qa_lines(world, indexes, random.Random(f"{plan.seed}:qa:{split}"), n),
-        2: lambda split, n: recs_lines(world, user_split[split], random.Random(f"{plan.seed}:recs:{split}"), n),
-        3: lambda split, n: qarecs_dialogs(world, indexes, user_split[split],
-                                           random.Random(f"{plan.seed}:qarecs:{split}"), n),
-    }
-    for task, key in ((1, "qa"), (2, "recs"), (3, "qarecs")):
-        for split, n in zip(SPLITS, sizes[key], strict=True):
-            name = TASK_DIRECTORIES[task]
-            write(out / name / f"{name}_{split}.txt", makers[task](split, n))
-    negatives_rng = random.Random(f"{plan.seed}:reddit:negatives")
-    for split, n in zip(SPLITS, sizes["reddit"], strict=True):
-        lines, replies = reddit_dialogs(world, random.Random(f"{plan.seed}:reddit:{split}"), n)
-        write(out / "task4_reddit" / f"task4_reddit_{split}.txt", lines)
-        if split != "train":
-            _, negatives = reddit_dialogs(world, negatives_rng, sizes["negatives"])
-            candidates = list(dict.fromkeys(replies + negatives))
-            suffix = "valid" if split == "dev" else "test"
-            write(out / "task4_reddit" / f"task4_reddit_cand-{suffix}.txt", candidates)
+    write(out / "movie_kb.txt", [f"{number} {title} {relation} {', '.join(values)}"
+                                 for number, (title, relation, values) in enumerate(world.triples(), start=1)])
+    for split, suffix in CANDIDATE_SPLITS.items():
+        write(out / "task4_reddit" / f"task4_reddit_cand-{suffix}.txt", reddit_candidates(plan, split))
     return written

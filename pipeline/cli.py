@@ -41,6 +41,12 @@ corpus_out_option = click.option("--out", "out", required=True, type=click.Path(
                                  help="Directory to write the corpus into (created if missing).")
 seed_option = click.option("--seed", default=0, show_default=True, type=int,
                            help="Seed: the same seed gives the same corpus.")
+runner_option = click.option("--runner", type=click.Choice(["auto", "local", "beam"]), default="auto",
+                             show_default=True,
+                             help="local: this process; beam: an Apache Beam pipeline; auto: Beam for large corpora.")
+generator_beam_args_option = click.option(
+    "--beam-arg", "beam_args", multiple=True,
+    help="A Beam pipeline option, repeatable (default: DirectRunner, one worker process per core).")
 
 
 @generate.command("restaurant")
@@ -50,10 +56,8 @@ seed_option = click.option("--seed", default=0, show_default=True, type=int,
               help="Dialogs per split (trn, dev, tst, tst-OOV) and task.")
 @click.option("--tasks", default="1,2,3,4,5", show_default=True, callback=_parse_tasks,
               help="Tasks to generate, e.g. 1,3.")
-@click.option("--runner", type=click.Choice(["auto", "local", "beam"]), default="auto", show_default=True,
-              help="local: this process; beam: an Apache Beam pipeline; auto: Beam for large corpora.")
-@click.option("--beam-arg", "beam_args", multiple=True,
-              help="A Beam pipeline option, repeatable, e.g. --beam-arg=--direct_num_workers=2.")
+@runner_option
+@generator_beam_args_option
 def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ...], runner: str,
                         beam_args: tuple[str, ...]) -> None:
     """The restaurant-reservation simulator: tasks 1-5 with plain and OOV test sets."""
@@ -91,16 +95,22 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
 @generate.command("movies")
 @corpus_out_option
 @seed_option
-@click.option("--scale", type=click.Choice(["tiny", "small"]), default="small", show_default=True,
-              help="World and task sizes (tiny: for smoke tests).")
-def generate_movies(out: Path, seed: int, scale: str) -> None:
+@click.option("--scale", type=click.Choice(["tiny", "small", "paper"]), default="small", show_default=True,
+              help="World and task sizes (tiny: smoke tests; paper: the paper's ~75k entities and 3M training "
+                   "dialogs, through Beam).")
+@runner_option
+@generator_beam_args_option
+def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tuple[str, ...]) -> None:
     """A synthetic movie world and the Movie Dialog tasks 1-4 from it, in the public Movie Dialog layout."""
     from data.movie_tasks import MoviePlan
     from data.movie_tasks import generate as run_generation
 
+    plan = MoviePlan(seed, scale)
     start = time.perf_counter()
-    written = run_generation(MoviePlan(seed, scale), out)
-    click.echo(f"wrote {len(written)} files to {out} in {time.perf_counter() - start:.1f} s", err=True)
+    written = run_generation(plan, out, runner=runner, beam_args=beam_args)
+    seconds = time.perf_counter() - start
+    click.echo(f"wrote {len(written)} files ({plan.total_examples:,} examples and dialogs) to {out} in "
+               f"{seconds:.1f} s ({plan.total_examples / seconds:,.0f} per second)", err=True)
 
 
 @main.group()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from data import movie_tasks, sharded_files
 from data.movie_dialog import discover_movie_corpus, read_candidates, read_dialogs, read_kb
 from data.movie_tasks import MoviePlan, generate
 from data.movie_world import build_world
@@ -71,3 +72,37 @@ def test_same_seed_same_bytes(corpus: Path, tmp_path: Path) -> None:
     generate(PLAN, tmp_path)
     for path in corpus.rglob("*.txt"):
         assert path.read_bytes() == (tmp_path / path.relative_to(corpus)).read_bytes(), path
+
+
+def test_beam_path_writes_the_same_files_as_the_local_one(corpus: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(movie_tasks, "SHARD_SIZE", 70)  # several shards per file, joined in order
+    generate(PLAN, tmp_path, runner="beam", beam_args=("--direct_running_mode=in_memory",))
+    produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert produced == sorted(p.relative_to(corpus) for p in corpus.rglob("*") if p.is_file())  # no staging left
+    for name in produced:
+        assert (tmp_path / name).read_bytes() == (corpus / name).read_bytes(), name
+
+
+def test_paper_scale_has_the_papers_sizes_and_takes_the_beam_path(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    plan = MoviePlan(seed=0, scale="paper")
+    assert plan.count(1, "train") == 96_000 and plan.count(2, "train") == plan.count(3, "train") == 1_000_000
+    assert all(plan.count(task, split) == 10_000 for task in (1, 2, 3, 4) for split in ("dev", "test"))
+    assert sharded_files.choose_runner("auto", plan.total_examples) == "beam"
+    assert sharded_files.choose_runner("auto", PLAN.total_examples) == "local"
+    with pytest.raises(ValueError, match="runner"):
+        generate(PLAN, tmp_path, runner="spark")
+    assert not any(tmp_path.iterdir())  # the bad runner failed before writing anything
+
+
+def test_an_example_depends_on_its_index_only() -> None:
+    first = [movie_tasks.example_lines(PLAN.seed, PLAN.scale, 3, "train", i) for i in range(5)]
+    assert [movie_tasks.example_lines(PLAN.seed, PLAN.scale, 3, "train", i) for i in (4, 2)] == [first[4], first[2]]
+    assert all(len(lines) == 3 for lines in first) and len({tuple(lines) for lines in first}) == 5
+
+
+def test_a_world_where_nobody_likes_enough_movies_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(movie_tasks.World, "liked", lambda self, user: [0])
+    with pytest.raises(RuntimeError, match="too few users like enough movies"):
+        movie_tasks.example_lines(PLAN.seed, PLAN.scale, 2, "train", 0)
