@@ -65,12 +65,20 @@ class MemN2N(keras.Model):
 
     def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 128, hops: int = 3,
                  match_type_ids: np.ndarray | None = None, type_word_ids: np.ndarray | None = None,
-                 seed: int = 0, **kwargs) -> None:
+                 seed: int = 0, dictionaries: int = 2, **kwargs) -> None:
+        """``dictionaries``: 1, one embedding for input, memories and candidates; 2, A for input and memories and
+        W for candidates (appendix A of Bordes et al.); 3, a third, C, for memories (Dodge et al.'s footnote 8)."""
         super().__init__(**kwargs)
+        if dictionaries not in (1, 2, 3):
+            raise ValueError(f"dictionaries must be 1, 2 or 3, not {dictionaries}")
         self.vocabulary_size = vocabulary_size
         init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
         self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="A")
-        self.W = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="W")
+        self.W = self.A if dictionaries == 1 else \
+            keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="W")
+        memory_init = keras.initializers.RandomNormal(stddev=0.1, seed=seed + 99)
+        self.C = self.A if dictionaries < 3 else \
+            keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=memory_init, name="C")
         self.R = [keras.layers.Dense(embedding_dim, use_bias=False, name=f"R{h}",
                                      kernel_initializer=keras.initializers.RandomNormal(stddev=0.1, seed=seed + h))
                   for h in range(hops)]
@@ -88,7 +96,7 @@ class MemN2N(keras.Model):
     def attend(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
         """The controller state after the last hop, [B, d], and the attention of every hop, [B, hops, M]."""
         memory_ids, query_ids = inputs["memory"], inputs["query"]
-        memories = bag_of_embeddings(self.A, memory_ids)  # [B, M, d]
+        memories = bag_of_embeddings(self.C, memory_ids)  # [B, M, d]
         state = bag_of_embeddings(self.A, query_ids)  # [B, d]
         filled = ops.any(ops.greater(memory_ids, 0), axis=-1)  # [B, M]; empty slots never get attention
         attention = []

@@ -36,6 +36,8 @@ class TrainConfig:
     clipnorm: float = 40.0
     max_memory: int = 200
     seed: int = 0
+    # MemN2N only: 1 embedding for everything, 2 (input and memories; candidates), 3 (input; memories; candidates).
+    dictionaries: int = 2
     # Supervised embeddings only: margin ranking loss with sampled negatives, input, A = B.
     margin: float = 0.01
     negatives: int = 100
@@ -102,7 +104,7 @@ def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N | SupervisedEm
     if config.model != "memn2n":
         raise ValueError(f"model must be memn2n or embeddings, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
-                  match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
+                  match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries)
 
 
 def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:

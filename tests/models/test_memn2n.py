@@ -191,3 +191,21 @@ def test_a_corpus_without_a_kb_trains_without_match_type_and_reports_hits_at_10(
     assert summary["config"]["match_type"] and not summary["match_type_used"]
     result = evaluate(SavedModelRanker(tmp_path / "m"), split_examples(files, "tst"))
     assert result["hits_at_10"] == 100.0 and result["turns"] == 12  # 5 candidates: all in the top 10
+
+
+@pytest.mark.parametrize("dictionaries", [1, 2, 3])
+def test_one_two_or_three_dictionaries(dictionaries: int) -> None:
+    from models.memn2n import MemN2N
+
+    model = MemN2N(12, np.array([[1, 2], [3, 0]]), embedding_dim=4, hops=1, dictionaries=dictionaries)
+    inputs = {"memory": np.array([[[1, 2, 0], [3, 4, 0], [0, 0, 0]]]), "query": np.array([[5, 6, 0]])}
+    assert model(inputs).shape == (1, 2)
+    embeddings = [w for w in model.weights if w.path.endswith("embeddings")]
+    assert len(embeddings) == dictionaries
+    model.C.set_weights([np.zeros((12, 4))])  # the memory dictionary: with it zeroed, attention is uniform
+    _, attention = model.predict_with_attention(inputs)
+    assert np.allclose(attention.numpy()[0, 0], [0.5, 0.5, 0.0])
+    if dictionaries == 3:  # ... and the input and candidate dictionaries are untouched
+        assert np.abs(model.A.get_weights()[0]).sum() > 0 and np.abs(model.W.get_weights()[0]).sum() > 0
+    with pytest.raises(ValueError, match="dictionaries"):
+        MemN2N(12, np.array([[1, 2]]), dictionaries=4)
