@@ -87,17 +87,19 @@ class World:
     def _movie_factors(self) -> np.ndarray:
         return np.array([m.factors for m in self.movies], dtype=np.float64)
 
+    def _scaled_scores(self, user: int) -> np.ndarray:
+        return 1.5 * (self._movie_factors @ np.asarray(self.users[user], dtype=np.float64))
+
     def ratings(self, user: int) -> np.ndarray:
         """The user's 1-5 stars for every movie, from the dot product of latent tastes (the latent-factor model)."""
-        scores = self._movie_factors @ np.asarray(self.users[user], dtype=np.float64)
-        return np.clip(3 + np.round(1.5 * scores), 1, 5).astype(np.int64)
+        return np.clip(3 + np.round(self._scaled_scores(user)), 1, 5).astype(np.int64)
 
     def rating(self, user: int, movie: int) -> int:
         return int(self.ratings(user)[movie])
 
     def liked(self, user: int) -> list[int]:
-        """Movies the user rates 5."""
-        return np.flatnonzero(self.ratings(user) == 5).tolist()
+        """Movies the user rates 5: 3 + round(s) >= 5 exactly when s >= 1.5 (round half to even gives 2)."""
+        return np.flatnonzero(self._scaled_scores(user) >= 1.5).tolist()
 
 
 def build_world(seed: int, scale: str = "small") -> World:
