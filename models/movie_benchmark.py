@@ -80,13 +80,35 @@ def _ir(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], lis
                                             "(chosen on dev)"]
 
 
-def _entity_tasks(corpus: MovieCorpus) -> list[int]:
-    """The entity-answer tasks (1-3) that have train, dev and test files."""
-    return [t for t in (1, 2, 3) if t in corpus.tasks and {"train", "dev", "test"} <= set(corpus.tasks[t])]
+def _learned_tasks(corpus: MovieCorpus) -> list[int]:
+    """The tasks the learning models train on: those with train, dev and test files (and, for task 4, the dev
+    and test candidate files)."""
+    return [t for t in (1, 2, 3, 4) if t in corpus.tasks and {"train", "dev", "test"} <= set(corpus.tasks[t])
+            and (t != 4 or {"dev", "test"} <= set(corpus.candidates))]
 
 
 def _splits(corpus: MovieCorpus, task: int, entities: list[str]) -> tuple[list, list, list]:
     return tuple(movie_examples(corpus, task, split, entities) for split in ("train", "dev", "test"))
+
+
+def _among(corpus: MovieCorpus, task: int, split: str, entities: list[str]) -> list[str]:
+    """What a task is ranked among: the KB entities (tasks 1-3) or the split's candidate file (task 4)."""
+    return read_candidates(corpus.candidates[split]) if task == 4 else entities
+
+
+def _sentences(corpus: MovieCorpus, tasks: list[int], entities: list[str]) -> list[str]:
+    """Task 4's reply candidates when it is among ``tasks``: the training replies, then both candidate files."""
+    if 4 not in tasks:
+        return []
+    replies = [a for e in movie_examples(corpus, 4, "train", entities) for a in e.answers]
+    return list(dict.fromkeys([*replies, *(c for split in ("dev", "test") for c in _among(corpus, 4, split, []))]))
+
+
+def _score(model: MovieRanker, corpus: MovieCorpus, task: int, examples: list, entities: list[str]
+           ) -> tuple[float, list[list[str]]]:
+    k = PAPER_K[task]
+    ranked = model.rank(examples, k, among=_among(corpus, task, examples[0].split, entities))
+    return hits_at_k(examples, ranked, k), ranked
 
 
 def by_exchange(examples: list, ranked: list[list[str]], k: int) -> str:
@@ -99,51 +121,51 @@ def by_exchange(examples: list, ranked: list[list[str]], k: int) -> str:
 
 
 def _embeddings(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], list[str]]:
-    """Tasks 1-3, one or two dictionaries chosen on dev by the task's hits@k."""
+    """Each task on its own, one or two dictionaries chosen on dev by the task's hits@k."""
     values, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="movie-embeddings-") as work:
-        for task in _entity_tasks(corpus):
+        for task in _learned_tasks(corpus):
             trn, dev, test = _splits(corpus, task, entities)
             k = PAPER_K[task]
             fitted = {}
             for shared in (True, False):
                 config = replace(EMBEDDINGS_CONFIG, shared_embeddings=shared)
-                model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k)
-                fitted[shared] = (hits_at_k(dev, model.rank(dev, k), k), model)
+                model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k,
+                                        sentences=_sentences(corpus, [task], entities))
+                fitted[shared] = (_score(model, corpus, task, dev, entities)[0], model)
             shared = max(fitted, key=lambda s: fitted[s][0])
-            ranked = fitted[shared][1].rank(test, k)
-            values[task] = hits_at_k(test, ranked, k)
+            values[task], ranked = _score(fitted[shared][1], corpus, task, test, entities)
             notes.append(f"Supervised embeddings task {task}: {'one dictionary' if shared else 'two dictionaries'} "
                          f"(dev hits@{k} {fitted[True][0]} one, {fitted[False][0]} two)"
-                         + (f"; by exchange: {by_exchange(test, ranked, k)}" if task == 3 else ""))
+                         + (f"; by exchange: {by_exchange(test, ranked, k)}" if task in (3, 4) else ""))
     return values, notes
 
 
 def _memn2n(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], list[str]]:
-    """Tasks 1-3 with long-term KB memory (hash lookup) and the dialog history as memories."""
+    """Each task on its own, with long-term KB memory (hash lookup) and the dialog history as memories."""
     if corpus.kb is None:
         return {}, []
     triples = read_kb(corpus.kb, entities)
     values, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="movie-memn2n-") as work:
-        for task in _entity_tasks(corpus):
+        for task in _learned_tasks(corpus):
             trn, dev, test = _splits(corpus, task, entities)
             k = PAPER_K[task]
             config = replace(MEMN2N_CONFIG, hops=2 if task == 3 else 1)  # appendix B: 1 hop, 2-3 for task 3
-            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}", top_k=k, triples=triples)
-            ranked = model.rank(test, k)
-            values[task] = hits_at_k(test, ranked, k)
+            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}", top_k=k, triples=triples,
+                                    sentences=_sentences(corpus, [task], entities))
+            values[task], ranked = _score(model, corpus, task, test, entities)
             notes.append(f"MemN2N task {task}: {config.hops} hop(s), best epoch {model.summary['best_epoch']}/"
                          f"{config.epochs}, memory {model.summary['memory_size']}"
-                         + (f"; by exchange: {by_exchange(test, ranked, k)}" if task == 3 else ""))
+                         + (f"; by exchange: {by_exchange(test, ranked, k)}" if task in (3, 4) else ""))
     return values, notes
 
 
 def _joint(config: TrainConfig, name: str) -> Callable[[MovieCorpus, list[str]], tuple[dict[int, float], list[str]]]:
-    """One model trained on tasks 1-3 together (the joint task over the entity tasks), scored per task."""
+    """One model trained on every task together (the joint task), scored per task."""
 
     def run(corpus: MovieCorpus, entities: list[str]) -> tuple[dict[int, float], list[str]]:
-        tasks = _entity_tasks(corpus)
+        tasks = _learned_tasks(corpus)
         if not tasks or (config.model == "memn2n" and corpus.kb is None):
             return {}, []
         triples = read_kb(corpus.kb, entities) if corpus.kb is not None else []
@@ -151,11 +173,10 @@ def _joint(config: TrainConfig, name: str) -> Callable[[MovieCorpus, list[str]],
         dev = [e for t in tasks for e in movie_examples(corpus, t, "dev", entities)]
         with tempfile.TemporaryDirectory(prefix="movie-joint-") as work:
             top_k = max(PAPER_K[t] for t in tasks)
-            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / "joint", top_k=top_k, triples=triples)
-            values = {}
-            for task in tasks:
-                test = movie_examples(corpus, task, "test", entities)
-                values[task] = hits_at_k(test, model.rank(test, PAPER_K[task]), PAPER_K[task])
+            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / "joint", top_k=top_k, triples=triples,
+                                    sentences=_sentences(corpus, tasks, entities))
+            values = {task: _score(model, corpus, task, movie_examples(corpus, task, "test", entities), entities)[0]
+                      for task in tasks}
         return values, [f"{name}: one model on tasks {', '.join(map(str, tasks))}, best epoch "
                         f"{model.summary['best_epoch']}/{config.epochs}"]
 
@@ -166,7 +187,8 @@ METHODS: dict[str, Callable[[MovieCorpus, list[str]], tuple[dict[int, float], li
     "QA system": _qa, "SVD": _svd, "IR": _ir, "Supervised embeddings": _embeddings, "MemN2N": _memn2n,
     "Joint supervised embeddings": _joint(replace(EMBEDDINGS_CONFIG, shared_embeddings=False),
                                           "Joint supervised embeddings (two dictionaries)"),
-    "Joint MemN2N": _joint(replace(MEMN2N_CONFIG, hops=2), "Joint MemN2N (2 hops)")}
+    "Joint MemN2N": _joint(replace(MEMN2N_CONFIG, hops=2, dictionaries=3),
+                           "Joint MemN2N (2 hops; input, memory and output dictionaries, appendix A)")}
 
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print) -> list[Row]:

@@ -1,9 +1,11 @@
 """Supervised embeddings and MemN2N with long-term KB memory (sections 3.1-3.2 of Dodge et al.) on the Movie
-Dialog entity tasks (1-3).
+Dialog tasks.
 
 Text goes through appendix A's dictionary first, and each KB entity becomes one token (its words joined by
-``_``), so the project's featuriser, models and training loop (``models.training``) serve unchanged: candidates
-are the KB entities.
+``_``), so the project's featuriser, models and training loop (``models.training``) serve unchanged. Candidates
+are the KB entities (tasks 1-3) and, for task 4, reply sentences: the training replies and the dev and test
+candidate files, as bAbI's one candidate file serves every split. Each task is ranked among its own candidates
+(``MovieRanker.rank``'s ``among``): entities, or the split's candidate file.
 
 * Supervised embeddings: f(x, y) = x^T U^T U y with one dictionary (``shared_embeddings``) or x^T U^T V y with two.
 * MemN2N: the memories are the dialog history and, as long-term memory, the KB sentences (one per triple) that
@@ -16,7 +18,8 @@ An example with several correct answers is trained once per answer (at most ``MA
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from itertools import islice
 from pathlib import Path
 
 from data.movie_dialog import EntityDictionary, Triple
@@ -75,24 +78,36 @@ class EntityText:
 class MovieRanker:
     """A supervised-embeddings model, or a MemN2N with long-term memory when ``config.model == "memn2n"``."""
 
-    def __init__(self, text: EntityText, ranker: SavedModelRanker, summary: dict) -> None:
+    def __init__(self, text: EntityText, ranker: SavedModelRanker, candidates: Sequence[str], summary: dict) -> None:
         self.text, self.ranker, self.summary = text, ranker, summary
+        self.candidates = list(candidates)  # in the model's order, as the corpus writes them
 
     @classmethod
     def fit(cls, entities: Sequence[str], trn: Sequence[MovieExample], dev: Sequence[MovieExample],
-            config: TrainConfig, out: str | Path, top_k: int = 100, triples: Sequence[Triple] = ()) -> MovieRanker:
+            config: TrainConfig, out: str | Path, top_k: int = 100, triples: Sequence[Triple] = (),
+            sentences: Sequence[str] = ()) -> MovieRanker:
+        """``sentences``: reply candidates (task 4) beside the entities; ``top_k``: how many the model returns
+        (every candidate when ``sentences`` are given, so that ``rank`` can keep a split's own)."""
         texts = [e.query for e in trn] + [h for e in trn for h in e.history]
         triples = triples if config.model == "memn2n" else ()
         text = EntityText(EntityDictionary(entities, texts), entities, triples)
+        originals = list(dict.fromkeys([*entities, *sentences]))
+        tokens = {original: text.token_of.get(original) or text(original) for original in originals}
+        candidates = list(dict.fromkeys(tokens.values()))
+        text.entity_of.update({token: original for original, token in tokens.items() if original not in text.token_of})
         trn_t, dev_t = text.examples(trn, all_answers=True), text.examples(dev, all_answers=False)
-        candidates = list(dict.fromkeys(text.token_of.values()))
-        sentences = {s for e in trn_t for s in (*e.memory, e.query)} | set(text.kb)
+        sentences_seen = {s for e in trn_t for s in (*e.memory, e.query)} | set(text.kb)
         memory_size = max(1, max(len(e.memory) for e in (*trn_t, *dev_t)))
-        spec = spec_from_sentences(candidates, [], sentences, memory_size=min(memory_size, config.max_memory))
-        summary = fit_and_export(spec, trn_t, dev_t, config, out, top_k=top_k)
-        return cls(text, SavedModelRanker(out), summary)
+        spec = spec_from_sentences(candidates, [], sentences_seen, memory_size=min(memory_size, config.max_memory))
+        summary = fit_and_export(spec, trn_t, dev_t, config, out, top_k=len(candidates) if sentences else top_k)
+        return cls(text, SavedModelRanker(out), [text.entity_of.get(c, c) for c in candidates], summary)
 
-    def rank(self, examples: Sequence[MovieExample], k: int) -> list[list[str]]:
-        turns = self.text.examples(examples, all_answers=False)
-        responses = self.ranker.rank(turns)["responses"]
-        return [[self.text.entity_of.get(r.decode("utf-8"), r.decode("utf-8")) for r in row[:k]] for row in responses]
+    def rank(self, examples: Sequence[MovieExample], k: int, among: Collection[str] | None = None) -> list[list[str]]:
+        """The first ``k`` candidates for each example, only those in ``among`` when it is given."""
+        indices = self.ranker.rank(self.text.examples(examples, all_answers=False))["indices"]
+        allowed = set(among) if among is not None else None
+        ranked = []
+        for row in indices:
+            answers = (self.candidates[i] for i in row)
+            ranked.append(list(islice((a for a in answers if allowed is None or a in allowed), k)))
+        return ranked
