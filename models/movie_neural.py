@@ -18,7 +18,7 @@ An example with several correct answers is trained once per answer (at most ``MA
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import islice
 from pathlib import Path
 
@@ -88,13 +88,7 @@ class MovieRanker:
             sentences: Sequence[str] = ()) -> MovieRanker:
         """``sentences``: reply candidates (task 4) beside the entities; ``top_k``: how many the model returns
         (every candidate when ``sentences`` are given, so that ``rank`` can keep a split's own)."""
-        texts = [e.query for e in trn] + [h for e in trn for h in e.history]
-        triples = triples if config.model == "memn2n" else ()
-        text = EntityText(EntityDictionary(entities, texts), entities, triples)
-        originals = list(dict.fromkeys([*entities, *sentences]))
-        tokens = {original: text.token_of.get(original) or text(original) for original in originals}
-        candidates = list(dict.fromkeys(tokens.values()))
-        text.entity_of.update({token: original for original, token in tokens.items() if original not in text.token_of})
+        text, candidates = prepare_text(entities, trn, sentences, triples if config.model == "memn2n" else ())
         trn_t, dev_t = text.examples(trn, all_answers=True), text.examples(dev, all_answers=False)
         sentences_seen = {s for e in trn_t for s in (*e.memory, e.query)} | set(text.kb)
         memory_size = max(1, max(len(e.memory) for e in (*trn_t, *dev_t)))
@@ -105,9 +99,24 @@ class MovieRanker:
     def rank(self, examples: Sequence[MovieExample], k: int, among: Collection[str] | None = None) -> list[list[str]]:
         """The first ``k`` candidates for each example, only those in ``among`` when it is given."""
         indices = self.ranker.rank(self.text.examples(examples, all_answers=False))["indices"]
-        allowed = set(among) if among is not None else None
-        ranked = []
-        for row in indices:
-            answers = (self.candidates[i] for i in row)
-            ranked.append(list(islice((a for a in answers if allowed is None or a in allowed), k)))
-        return ranked
+        return first_k(self.candidates, indices, k, among)
+
+
+def prepare_text(entities: Sequence[str], trn: Sequence[MovieExample], sentences: Sequence[str] = (),
+                 triples: Sequence[Triple] = ()) -> tuple[EntityText, list[str]]:
+    """The dictionary built on the training texts, and the candidates in its tokens: the entities, then the
+    reply ``sentences``; ``EntityText.entity_of`` maps each candidate back to its text in the corpus."""
+    texts = [e.query for e in trn] + [h for e in trn for h in e.history]
+    text = EntityText(EntityDictionary(entities, texts), entities, triples)
+    tokens = {original: text.token_of.get(original) or text(original)
+              for original in dict.fromkeys([*entities, *sentences])}
+    text.entity_of.update({token: original for original, token in tokens.items() if original not in text.token_of})
+    return text, list(dict.fromkeys(tokens.values()))
+
+
+def first_k(candidates: Sequence[str], indices: Iterable[Iterable[int]], k: int,
+            among: Collection[str] | None = None) -> list[list[str]]:
+    """Each row of candidate ``indices`` (best first) as the first ``k`` candidates, keeping those in ``among``."""
+    allowed = set(among) if among is not None else None
+    return [list(islice((a for a in (candidates[i] for i in row) if allowed is None or a in allowed), k))
+            for row in indices]

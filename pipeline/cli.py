@@ -285,7 +285,8 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
                                              "memn2n", "memn2n_match")), show_default=True,
               help="Comma-separated methods.")
 @click.option("--tasks", default="", help="Comma-separated task numbers (default: every task present).")
-@click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1), help="MemN2N epochs.")
+@click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1),
+              help="MemN2N epochs (Movie Dialog: every learning model's, when given; default: each its own).")
 def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> None:
     """Table 2: every method on every task present, ours beside the paper's, as Markdown and CSV."""
     from models.benchmark import METHODS, run_benchmark
@@ -306,7 +307,9 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> N
             corpus = discover_movie_corpus(data)
         except ValueError as error:
             raise click.ClickException(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
-        run_movie_benchmark(corpus, out, progress=lambda line: click.echo(line, err=True))
+        given = click.get_current_context().get_parameter_source("epochs") != click.core.ParameterSource.DEFAULT
+        run_movie_benchmark(corpus, out, progress=lambda line: click.echo(line, err=True),
+                            epochs=epochs if given else None)
         click.echo(f"wrote {out}", err=True)
         return
     wanted = [t for t in present if not task_numbers or t in task_numbers]
