@@ -199,6 +199,12 @@ def read_kb(path: str | os.PathLike[str]) -> KBFile:
     return parse_kb(read_text(path), path)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary handle on a temporary file beside ``path``, renamed onto ``path`` when the block succeeds.
@@ -211,6 +217,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; the result gets a new file's usual mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
