@@ -101,15 +101,24 @@ def read_entities(path: str | Path) -> list[str]:
     return [line.strip() for line in read_text(path).splitlines() if line.strip()]
 
 
-def split_answers(text: str, known: set[str], separator: str = ", ") -> tuple[str, ...]:
-    """Answers of a comma-separated list; adjacent pieces are joined back when they form a known entity."""
+def pieces_per_entity(known: Iterable[str], separator: str = ", ") -> int:
+    """The most pieces a known entity falls into when split on ``separator`` (1 when none holds it)."""
+    return 1 + max((entity.count(separator) for entity in known), default=0)
+
+
+def split_answers(text: str, known: set[str], separator: str = ", ", longest: int | None = None) -> tuple[str, ...]:
+    """Answers of a comma-separated list; adjacent pieces are joined back when they form a known entity.
+
+    ``longest``: the most pieces an entity spans (``pieces_per_entity``; computed when not given), which keeps
+    a long answer list linear."""
     if separator == "|":
         return tuple(piece.strip() for piece in text.split("|") if piece.strip())
     pieces = text.split(separator)
+    longest = pieces_per_entity(known, separator) if longest is None else longest
     answers: list[str] = []
     i = 0
     while i < len(pieces):
-        for j in range(len(pieces), i, -1):  # longest known join first
+        for j in range(min(len(pieces), i + longest), i, -1):  # longest known join first
             joined = separator.join(pieces[i:j])
             if j == i + 1 or joined in known:
                 answers.append(joined.strip())
@@ -122,6 +131,7 @@ def read_dialogs(path: str | Path, entities: Iterable[str] = ()) -> list[MovieDi
     """Dialogs of a task file; a malformed line is a FormatError naming file and line."""
     known = set(entities)
     separator = "|" if "_pipe_" in Path(path).name else ", "
+    longest = pieces_per_entity(known, separator)
     dialogs: list[MovieDialog] = []
     for number, raw in enumerate(read_text(path).splitlines(), start=1):
         if not raw.strip():
@@ -138,13 +148,14 @@ def read_dialogs(path: str | Path, entities: Iterable[str] = ()) -> list[MovieDi
         elif not dialogs or line_id != dialogs[-1].exchanges[-1].id + 1:
             expected = dialogs[-1].exchanges[-1].id + 1 if dialogs else 1
             raise FormatError(path, number, f"ID {line_id} where {expected} was expected")
-        dialogs[-1].exchanges.append(Exchange(line_id, text, split_answers(answers, known, separator)))
+        dialogs[-1].exchanges.append(Exchange(line_id, text, split_answers(answers, known, separator, longest)))
     return dialogs
 
 
 def read_kb(path: str | Path, entities: Iterable[str] = ()) -> list[Triple]:
     """Triples of ``movie_kb.txt``: ``ID movie relation value, value`` (one line per movie and relation)."""
     known = set(entities)
+    longest = pieces_per_entity(known)
     pattern = re.compile(r"(\d+) (.+?) (" + "|".join(RELATIONS) + r") (.+)")
     triples = []
     for number, raw in enumerate(read_text(path).splitlines(), start=1):
@@ -154,7 +165,7 @@ def read_kb(path: str | Path, entities: Iterable[str] = ()) -> list[Triple]:
         if match is None:
             raise FormatError(path, number, f"expected 'ID movie relation values' with a known relation: {raw[:80]!r}")
         subject, relation = match.group(2), match.group(3)
-        values = split_answers(match.group(4), known) if relation != "has_plot" else (match.group(4),)
+        values = split_answers(match.group(4), known, ", ", longest) if relation != "has_plot" else (match.group(4),)
         triples.extend(Triple(subject, relation, value) for value in values)
     return triples
 
