@@ -20,6 +20,24 @@ from keras import ops
 NEG_INF = -1e9
 
 
+class KeepRows(keras.constraints.Constraint):
+    """Keeps the rows of words outside ``rows`` (bool [V]) at zero, after initialisation and every update."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = np.asarray(rows, dtype=np.float32)[:, None]
+
+    def __call__(self, w: tf.Tensor) -> tf.Tensor:
+        return w * ops.cast(self.rows, w.dtype)
+
+
+class KeepRowsInitializer(keras.initializers.Initializer):
+    def __init__(self, inner: keras.initializers.Initializer, rows: np.ndarray) -> None:
+        self.inner, self.keep = inner, KeepRows(rows)
+
+    def __call__(self, shape, dtype=None):  # noqa: ANN001, ANN204 (Keras' signature)
+        return self.keep(self.inner(shape, dtype=dtype))
+
+
 def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor) -> tf.Tensor:
     """[..., S] int ids -> [..., d]: the sum of the word embeddings, padding (id 0) excluded."""
     mask = ops.cast(ops.greater(ids, 0), embedding.compute_dtype)
@@ -65,20 +83,29 @@ class MemN2N(keras.Model):
 
     def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 128, hops: int = 3,
                  match_type_ids: np.ndarray | None = None, type_word_ids: np.ndarray | None = None,
-                 seed: int = 0, dictionaries: int = 2, **kwargs) -> None:
+                 seed: int = 0, dictionaries: int = 2, learned_words: np.ndarray | None = None, **kwargs) -> None:
         """``dictionaries``: 1, one embedding for input, memories and candidates; 2, A for input and memories and
-        W for candidates (appendix A of Bordes et al.); 3, a third, C, for memories (Dodge et al.'s footnote 8)."""
+        W for candidates (appendix A of Bordes et al.); 3, a third, C, for memories (Dodge et al.'s footnote 8).
+
+        ``learned_words`` (bool [V]): when given, the other words keep a zero embedding. A word that no training
+        dialog holds (an OOV restaurant, say) then adds nothing to a sentence, instead of a vector that training
+        only ever pushed down as part of wrong candidates; match type still sees it."""
         super().__init__(**kwargs)
         if dictionaries not in (1, 2, 3):
             raise ValueError(f"dictionaries must be 1, 2 or 3, not {dictionaries}")
         self.vocabulary_size = vocabulary_size
-        init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
-        self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="A")
-        self.W = self.A if dictionaries == 1 else \
-            keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="W")
-        memory_init = keras.initializers.RandomNormal(stddev=0.1, seed=seed + 99)
-        self.C = self.A if dictionaries < 3 else \
-            keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=memory_init, name="C")
+
+        def embedding(name: str, seed: int) -> keras.layers.Embedding:
+            init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
+            if learned_words is None:
+                return keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name=name)
+            return keras.layers.Embedding(vocabulary_size, embedding_dim, name=name,
+                                          embeddings_initializer=KeepRowsInitializer(init, learned_words),
+                                          embeddings_constraint=KeepRows(learned_words))
+
+        self.A = embedding("A", seed)
+        self.W = self.A if dictionaries == 1 else embedding("W", seed)
+        self.C = self.A if dictionaries < 3 else embedding("C", seed + 99)
         self.R = [keras.layers.Dense(embedding_dim, use_bias=False, name=f"R{h}",
                                      kernel_initializer=keras.initializers.RandomNormal(stddev=0.1, seed=seed + h))
                   for h in range(hops)]

@@ -19,7 +19,7 @@ from data.layout import TaskFiles
 from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
 from models.examples import TurnExample, split_examples
 from models.export import DialogServingModule, export
-from models.features import FeatureSpec, Featurizer, build_spec, candidate_type_slots
+from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots
 from models.memn2n import MemN2N
 from models.presets import embeddings_preset, memn2n_preset
 
@@ -38,6 +38,8 @@ class TrainConfig:
     seed: int = 0
     # MemN2N only: 1 embedding for everything, 2 (input and memories; candidates), 3 (input; memories; candidates).
     dictionaries: int = 2
+    # MemN2N only: words no training example holds keep a zero embedding (``MemN2N``'s ``learned_words``).
+    only_learned_words: bool = False
     # Supervised embeddings only: margin ranking loss with sampled negatives, input, A = B.
     margin: float = 0.01
     negatives: int = 100
@@ -91,7 +93,22 @@ def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.nda
     return np.array([index[e.answer] for e in examples], dtype=np.int32)
 
 
-def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N | SupervisedEmbeddings:
+def learned_words(spec: FeatureSpec, features: dict[str, np.ndarray], answers: np.ndarray,
+                  candidate_ids: np.ndarray) -> np.ndarray:
+    """bool [V]: the words training can learn: those of the featurised training inputs (time and speaker words
+    included), of the gold answers, and the entity type words."""
+    seen = np.zeros(len(spec.vocabulary), dtype=bool)
+    for key in ("memory", "query"):
+        seen[np.unique(features[key])] = True
+    seen[np.unique(candidate_ids[np.unique(answers)])] = True
+    seen[[spec.word_id(TYPE_PREFIX + t) for t in spec.types]] = True
+    seen[0] = False  # padding
+    return seen
+
+
+def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | None = None
+                ) -> MemN2N | SupervisedEmbeddings:
+    """The network for ``config``; ``learned`` (bool [V]) is used with ``config.only_learned_words``."""
     featurizer = Featurizer(spec)
     candidate_ids = featurizer.sentence_ids(tf.constant(spec.candidates)).numpy()
     # A corpus without a KB (no KB file, no KB results: the paper's Concierge setting) has no entity types, so
@@ -104,7 +121,8 @@ def build_model(spec: FeatureSpec, config: TrainConfig) -> MemN2N | SupervisedEm
     if config.model != "memn2n":
         raise ValueError(f"model must be memn2n or embeddings, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
-                  match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries)
+                  match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries,
+                  learned_words=learned if config.only_learned_words else None)
 
 
 def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
@@ -170,7 +188,10 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
     x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
-    model = build_model(spec, config)
+    learned = None
+    if config.only_learned_words:
+        learned = learned_words(spec, x_trn, y_trn, featurizer.sentence_ids(tf.constant(spec.candidates)).numpy())
+    model = build_model(spec, config, learned)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                   loss=training_loss(config))
     best = BestOnDev(x_dev, y_dev, patience=config.patience)

@@ -209,3 +209,23 @@ def test_one_two_or_three_dictionaries(dictionaries: int) -> None:
         assert np.abs(model.A.get_weights()[0]).sum() > 0 and np.abs(model.W.get_weights()[0]).sum() > 0
     with pytest.raises(ValueError, match="dictionaries"):
         MemN2N(12, np.array([[1, 2]]), dictionaries=4)
+
+
+def test_words_no_training_example_holds_keep_a_zero_embedding(task1, spec: FeatureSpec) -> None:
+    from models.training import learned_words
+
+    examples = split_examples(task1, "trn")[:80]
+    features, answers = featurize(Featurizer(spec), examples), answer_indices(spec, examples)
+    candidate_ids = Featurizer(spec).sentence_ids(tf.constant(spec.candidates)).numpy()
+    learned = learned_words(spec, features, answers, candidate_ids)
+    assert all(learned[spec.word_id(w)] for w in tokenize(examples[5].query) + tokenize(examples[5].answer))
+    assert not learned[0]
+    unseen = [i for i, w in enumerate(spec.vocabulary) if not learned[i]]
+    assert unseen  # the other candidates' restaurants, for one
+    model = build_model(spec, TrainConfig(match_type=True, hops=1, embedding_dim=8, only_learned_words=True),
+                        learned)
+    model.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.SparseCategoricalCrossentropy(True))
+    model.fit(features, answers, epochs=2, verbose=0)  # softmax pushes every wrong candidate's words down ...
+    for table in (model.A, model.W):
+        weights = table.get_weights()[0]
+        assert np.all(weights[unseen] == 0) and np.any(weights[learned] != 0)  # ... but these stay at zero
