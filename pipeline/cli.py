@@ -195,6 +195,8 @@ def _task_files(data: Path, task: int):
 @click.option("--hops", type=click.IntRange(1, 4), help="Memory hops (overrides the preset).")
 @click.option("--embedding-dim", type=int, help="Embedding size (overrides the preset).")
 @click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
+@click.option("--only-learned-words", is_flag=True,
+              help="MemN2N: words no training dialog holds (OOV entities) keep a zero embedding.")
 @click.option("--epochs", default=50, show_default=True, type=click.IntRange(min=1))
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -202,7 +204,7 @@ def _task_files(data: Path, task: int):
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
-          epochs: int, batch_size: int, seed: int, out: Path, log_dir: str | None) -> None:
+          only_learned_words: bool, epochs: int, batch_size: int, seed: int, out: Path, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
     from models.training import TrainConfig
     from models.training import train as run_training
@@ -211,7 +213,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                                                ("learning_rate", learning_rate), ("use_history", use_history))
                  if value is not None}
     common = {"match_type": match_type, "epochs": epochs, "batch_size": batch_size, "seed": seed,
-              "shared_embeddings": shared_embeddings, **overrides}
+              "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words, **overrides}
     config = (TrainConfig.paper(task, model=model_kind, **common) if preset == "paper"
               else TrainConfig(model=model_kind, **common))
     from data.babi_format import FormatError
