@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -132,12 +132,17 @@ def _too_few(what: str) -> RuntimeError:
     return RuntimeError(f"no {what} after {MAX_ATTEMPTS} draws: too few users like enough movies")
 
 
+def _likings(ctx: TaskWorld, split: str, rng: random.Random, at_least: int) -> Iterator[list[int]]:
+    """The liked movies of users of ``split`` drawn at random, those who like ``at_least`` (bounded draws)."""
+    for _ in range(MAX_ATTEMPTS):
+        liked = ctx.world.liked(rng.choice(ctx.users[split]))
+        if len(liked) >= at_least:
+            yield liked
+
+
 def recs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
     world = ctx.world
-    for _ in range(MAX_ATTEMPTS):
-        liked = world.liked(rng.choice(ctx.users[split]))
-        if len(liked) < 2:
-            continue
+    for liked in _likings(ctx, split, rng, 2):
         chosen = rng.sample(liked, min(len(liked) - 1, rng.randint(1, 8)))
         answer = rng.choice([i for i in liked if i not in chosen])
         text = rng.choice(RECOMMEND).format(movies=_movie_list([world.movies[i].title for i in chosen]))
@@ -147,10 +152,7 @@ def recs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
 
 def qarecs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
     world = ctx.world
-    for _ in range(MAX_ATTEMPTS):
-        liked = world.liked(rng.choice(ctx.users[split]))
-        if len(liked) < 3:
-            continue
+    for liked in _likings(ctx, split, rng, 3):
         chosen = rng.sample(liked, min(len(liked) - 2, rng.randint(1, 6)))
         rest = [i for i in liked if i not in chosen]
         target = world.movies[rng.choice(rest)]
