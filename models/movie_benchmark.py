@@ -114,10 +114,11 @@ def _sentences(corpus: MovieCorpus, tasks: list[int], entities: list[str]) -> li
     return list(dict.fromkeys([*replies, *(c for split in ("dev", "test") for c in _among(corpus, 4, split, []))]))
 
 
-def _score(model: MovieRanker | MovieLstm, corpus: MovieCorpus, task: int, examples: list, entities: list[str]
-           ) -> tuple[float, list[list[str]]]:
+def _score(model: MovieRanker | MovieLstm, corpus: MovieCorpus, task: int, split: str, examples: list,
+           entities: list[str]) -> tuple[float, list[list[str]]]:
+    """hits@k of the task's split, each example ranked among the split's candidates, and the rankings."""
     k = PAPER_K[task]
-    ranked = model.rank(examples, k, among=_among(corpus, task, examples[0].split, entities))
+    ranked = model.rank(examples, k, among=_among(corpus, task, split, entities))
     return hits_at_k(examples, ranked, k), ranked
 
 
@@ -143,9 +144,9 @@ def _embeddings(corpus: MovieCorpus, entities: list[str], epochs: int | None = N
                 config = replace(EMBEDDINGS_CONFIG, shared_embeddings=shared, epochs=epochs or EMBEDDINGS_CONFIG.epochs)
                 model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k,
                                         sentences=_sentences(corpus, [task], entities))
-                fitted[shared] = (_score(model, corpus, task, dev, entities)[0], model)
+                fitted[shared] = (_score(model, corpus, task, "dev", dev, entities)[0], model)
             shared = max(fitted, key=lambda s: fitted[s][0])
-            values[task], ranked = _score(fitted[shared][1], corpus, task, test, entities)
+            values[task], ranked = _score(fitted[shared][1], corpus, task, "test", test, entities)
             notes.append(f"Supervised embeddings task {task}: {'one dictionary' if shared else 'two dictionaries'} "
                          f"(dev hits@{k} {fitted[True][0]} one, {fitted[False][0]} two)"
                          + (f"; by exchange: {by_exchange(test, ranked, k)}" if task in (3, 4) else ""))
@@ -167,7 +168,7 @@ def _memn2n(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
             config = replace(MEMN2N_CONFIG, hops=2 if task == 3 else 1, epochs=epochs or MEMN2N_CONFIG.epochs)
             model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}", top_k=k, triples=triples,
                                     sentences=_sentences(corpus, [task], entities))
-            values[task], ranked = _score(model, corpus, task, test, entities)
+            values[task], ranked = _score(model, corpus, task, "test", test, entities)
             notes.append(f"MemN2N task {task}: {config.hops} hop(s), best epoch {model.summary['best_epoch']}/"
                          f"{config.epochs}, memory {model.summary['memory_size']}"
                          + (f"; by exchange: {by_exchange(test, ranked, k)}" if task in (3, 4) else ""))
@@ -182,7 +183,7 @@ def _lstm(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
         trn, dev, test = _splits(corpus, task, entities)
         config = replace(LSTM_CONFIG, learning_rate=LSTM_LEARNING_RATES[task], epochs=epochs or LSTM_CONFIG.epochs)
         model = MovieLstm.fit(entities, trn, dev, config, sentences=_sentences(corpus, [task], entities))
-        values[task], ranked = _score(model, corpus, task, test, entities)
+        values[task], ranked = _score(model, corpus, task, "test", test, entities)
         notes.append(f"LSTM task {task}: learning rate {config.learning_rate}, best epoch "
                      f"{model.summary['best_epoch']}/{config.epochs}"
                      + (f"; by exchange: {by_exchange(test, ranked, PAPER_K[task])}" if task in (3, 4) else ""))
@@ -207,8 +208,10 @@ def _joint(default: TrainConfig, name: str) -> Method:
             top_k = max(PAPER_K[t] for t in tasks)
             model = MovieRanker.fit(entities, trn, dev, config, Path(work) / "joint", top_k=top_k, triples=triples,
                                     sentences=_sentences(corpus, tasks, entities))
-            values = {task: _score(model, corpus, task, movie_examples(corpus, task, "test", entities), entities)[0]
-                      for task in tasks}
+            values = {}
+            for task in tasks:
+                test = movie_examples(corpus, task, "test", entities)
+                values[task] = _score(model, corpus, task, "test", test, entities)[0]
         return values, [f"{name}: one model on tasks {', '.join(map(str, tasks))}, best epoch "
                         f"{model.summary['best_epoch']}/{config.epochs}"]
 
