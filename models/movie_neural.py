@@ -27,7 +27,7 @@ from models.evaluate import SavedModelRanker
 from models.examples import BOT, USER, TurnExample
 from models.features import spec_from_sentences
 from models.movie_examples import MovieExample
-from models.training import TrainConfig, fit_and_export
+from models.training import TrainConfig, fit_and_export, memory_size_for
 
 MAX_ANSWERS = 3
 
@@ -91,8 +91,7 @@ class MovieRanker:
         text, candidates = prepare_text(entities, trn, sentences, triples if config.model == "memn2n" else ())
         trn_t, dev_t = text.examples(trn, all_answers=True), text.examples(dev, all_answers=False)
         sentences_seen = {s for e in trn_t for s in (*e.memory, e.query)} | set(text.kb)
-        memory_size = max(1, max(len(e.memory) for e in (*trn_t, *dev_t)))
-        spec = spec_from_sentences(candidates, [], sentences_seen, memory_size=min(memory_size, config.max_memory))
+        spec = spec_from_sentences(candidates, [], sentences_seen, memory_size=memory_size_for(config, trn_t + dev_t))
         summary = fit_and_export(spec, trn_t, dev_t, config, out, top_k=len(candidates) if sentences else top_k)
         return cls(text, SavedModelRanker(out), [text.entity_of.get(c, c) for c in candidates], summary)
 

@@ -19,7 +19,7 @@ from data.layout import TaskFiles
 from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
 from models.examples import TurnExample, split_examples
 from models.export import DialogServingModule, export
-from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots
+from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots, tokenize
 from models.memn2n import MemN2N
 from models.presets import embeddings_preset, memn2n_preset
 
@@ -93,14 +93,13 @@ def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.nda
     return np.array([index[e.answer] for e in examples], dtype=np.int32)
 
 
-def learned_words(spec: FeatureSpec, features: dict[str, np.ndarray], answers: np.ndarray,
-                  candidate_ids: np.ndarray) -> np.ndarray:
+def learned_words(spec: FeatureSpec, features: dict[str, np.ndarray], answers: np.ndarray) -> np.ndarray:
     """bool [V]: the words training can learn: those of the featurised training inputs (time and speaker words
     included), of the gold answers, and the entity type words."""
     seen = np.zeros(len(spec.vocabulary), dtype=bool)
     for key in ("memory", "query"):
         seen[np.unique(features[key])] = True
-    seen[np.unique(candidate_ids[np.unique(answers)])] = True
+    seen[[spec.word_id(w) for i in np.unique(answers) for w in tokenize(spec.candidates[i])]] = True
     seen[[spec.word_id(TYPE_PREFIX + t) for t in spec.types]] = True
     seen[0] = False  # padding
     return seen
@@ -188,9 +187,7 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
     x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
-    learned = None
-    if config.only_learned_words:
-        learned = learned_words(spec, x_trn, y_trn, featurizer.sentence_ids(tf.constant(spec.candidates)).numpy())
+    learned = learned_words(spec, x_trn, y_trn) if config.only_learned_words else None
     model = build_model(spec, config, learned)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                   loss=training_loss(config))

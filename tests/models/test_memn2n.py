@@ -216,8 +216,7 @@ def test_words_no_training_example_holds_keep_a_zero_embedding(task1, spec: Feat
 
     examples = split_examples(task1, "trn")[:80]
     features, answers = featurize(Featurizer(spec), examples), answer_indices(spec, examples)
-    candidate_ids = Featurizer(spec).sentence_ids(tf.constant(spec.candidates)).numpy()
-    learned = learned_words(spec, features, answers, candidate_ids)
+    learned = learned_words(spec, features, answers)
     assert all(learned[spec.word_id(w)] for w in tokenize(examples[5].query) + tokenize(examples[5].answer))
     assert not learned[0]
     unseen = [i for i, w in enumerate(spec.vocabulary) if not learned[i]]
