@@ -4,7 +4,7 @@
 
 M is a SavedModel or a pushed model's base directory (``pipeline_output/serving_model/memn2n``: its newest
 version). Each request is one bot turn, the TF Serving REST body ``{"instances": [{"memory": [...], "query":
-...}]}`` answered through ``models.serving_request.predict`` (validation, tensors, signature, JSON-ready
+...}]}`` answered through ``models.serving.rest.predict`` (validation, tensors, signature, JSON-ready
 response); the first 20 requests warm up and are not counted. Prints median, p90, p99 and max in ms.
 """
 
@@ -16,12 +16,11 @@ from pathlib import Path
 
 import click
 import numpy as np
-import tensorflow as tf
 
 from data.layout import discover
-from models.chat import resolve_model_dir
 from models.examples import split_examples
-from models.serving_request import predict
+from models.serving.ranker import load_model
+from models.serving.rest import predict
 
 WARM_UP = 20
 
@@ -33,7 +32,7 @@ WARM_UP = 20
 @click.option("--split", default="tst", show_default=True)
 @click.option("--turns", default=1000, show_default=True)
 def main(model_dir: Path, data: Path, task: int, split: str, turns: int) -> None:
-    serve = tf.saved_model.load(str(resolve_model_dir(model_dir))).signatures["serving_default"]
+    serve = load_model(model_dir)[1].signatures["serving_default"]
     examples = split_examples(discover(data)[task], split)[: turns + WARM_UP]
     requests = [json.dumps({"instances": [{"memory": list(e.memory), "query": e.query}]}) for e in examples]
     latencies = []

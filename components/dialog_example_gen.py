@@ -29,10 +29,10 @@ from tfx.utils import proto_utils
 
 from components.corpus_resources import CorpusResources, write_resources
 from data import babi_format
-from data.banking_corpus import SPLIT_FEATURE, read_labels, turn_challenge
+from data.banking.labels import SPLIT_FEATURE, read_labels, turn_challenge
+from data.facts import corpus_facts
 from data.layout import TaskFiles, discover_names, task_labels_name
 from models.examples import dialog_examples, task_label
-from models.features import corpus_facts
 from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
 
 # TFX split name -> the dialog-bAbI splits it holds.

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from data import babi_format
-from data.banking_corpus import read_labels
+from data.banking.labels import read_labels
 from data.corpus import Dialog, Turn, is_silence
 from data.layout import BANKING_TASK, SPLITS, TaskFiles, discover, task_labels_name
 

@@ -1,18 +1,25 @@
-"""One example per bot turn: what a response-ranking model sees and must answer (DESIGN.md, example schema).
+"""One example per bot turn: what a response-ranking model sees and must answer, and the interface every ranker has.
 
 Appendix A of Bordes et al. (2017): at bot turn t the memory holds every earlier utterance, user and bot, and the
 KB results shown so far (stored as user utterances); the last user utterance is the query; the gold bot utterance
 is the answer. No TensorFlow here: the baselines use examples as they are, the neural models featurise them.
+
+Every method of the paper tables, learned or not, is a :class:`Ranker`: fitted on examples already loaded (a
+:class:`TaskData` reads a task's files once), it ranks a batch of examples and answers the same shape everywhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TypeVar
+
+import numpy as np
 
 from data import babi_format
-from data.corpus import Dialog, KBResult
+from data.corpus import Dialog, KBResult, Turn
+from data.facts import Fact, dialog_facts, kb_file_facts
 from data.layout import TaskFiles
 
 USER = "user"
@@ -29,6 +36,29 @@ class TurnExample:
     memory_speaker: tuple[str, ...]
     query: str
     answer: str
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The correct answers (one here; a Movie Dialog example may have several), for hits@k."""
+        return (self.answer,)
+
+
+Example = TypeVar("Example", contravariant=True)
+
+
+class Ranker(Protocol[Example]):
+    """A fitted method: for each example, its best answers, best first.
+
+    ``rank`` returns one list per example with at most ``k`` answers (a rule-based system has one answer, so its
+    lists hold one). The dialog-bAbI, DSTC2 and banking methods rank :class:`TurnExample`s; the Movie Dialog ones
+    rank their own examples (and take ``among=`` to keep a split's own candidates)."""
+
+    def rank(self, examples: Sequence[Example], k: int = 10) -> list[list[str]]: ...
+
+
+def best_answers(ranker: Ranker, examples: Sequence) -> list[str]:
+    """Each example's first-ranked answer ("" when a ranker has none)."""
+    return [row[0] if row else "" for row in ranker.rank(examples, 1)] if examples else []
 
 
 def dialog_examples(dialog: Dialog, dialog_id: str, task: str, split: str) -> Iterator[TurnExample]:
@@ -47,20 +77,73 @@ def dialog_examples(dialog: Dialog, dialog_id: str, task: str, split: str) -> It
 
 
 def task_label(task: int) -> str:
-    """The `task` feature of DESIGN.md: babi-1 .. babi-5, dstc2 for task 6, banking for task 7."""
+    """The ``task`` feature of the examples: babi-1 .. babi-5, dstc2 for task 6, banking for task 7."""
     return {6: "dstc2", 7: "banking"}.get(task, f"babi-{task}")
 
 
-def file_examples(path: Path | str, task: int, split: str) -> list[TurnExample]:
-    """Examples of one dialog file; dialog ids are ``{task}/{split}/{index}``, unique across a corpus."""
+def dialogs_examples(dialogs: Iterable[Dialog], task: int, split: str) -> list[TurnExample]:
+    """Examples of a file's dialogs; dialog ids are ``{task}/{split}/{index}``, unique across a corpus."""
     label = task_label(task)
     examples: list[TurnExample] = []
-    for index, dialog in enumerate(babi_format.read_dialogs(path)):
+    for index, dialog in enumerate(dialogs):
         examples.extend(dialog_examples(dialog, f"{label}/{split}/{index}", label, split))
     return examples
 
 
+def file_examples(path: Path | str, task: int, split: str) -> list[TurnExample]:
+    return dialogs_examples(babi_format.read_dialogs(path), task, split)
+
+
+def _no_split(files: TaskFiles, split: str) -> FileNotFoundError:
+    return FileNotFoundError(f"task {files.task} has no {split} file (looked for {files.label}-{split}.txt)")
+
+
 def split_examples(files: TaskFiles, split: str) -> list[TurnExample]:
     if split not in files.splits:
-        raise FileNotFoundError(f"task {files.task} has no {split} file (looked for {files.label}-{split}.txt)")
+        raise _no_split(files, split)
     return file_examples(files.splits[split], files.task, split)
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """A task's files read once: each split's dialogs and examples, the candidates, and the KB facts (the KB file
+    and the training dialogs' KB results). The paper tables load a task once and hand it to every method."""
+
+    files: TaskFiles
+    dialogs: dict[str, list[Dialog]]
+    examples: dict[str, list[TurnExample]]
+    candidates: tuple[str, ...]
+    facts: tuple[Fact, ...]
+
+    @classmethod
+    def load(cls, files: TaskFiles, splits: Sequence[str] | None = None) -> TaskData:
+        """Read ``splits`` (default: every split present; ``trn`` always, for the facts)."""
+        wanted = [s for s in files.splits if splits is None or s in splits or s == "trn"]
+        dialogs = {split: list(babi_format.read_dialogs(files.splits[split])) for split in wanted}
+        examples = {split: dialogs_examples(dialogs[split], files.task, split) for split in wanted}
+        candidates = babi_format.read_candidates(files.candidates).candidates if files.candidates else []
+        facts = (kb_file_facts(files.kb) if files.kb is not None else []) + dialog_facts(dialogs.get("trn", []))
+        return cls(files, dialogs, examples, tuple(candidates), tuple(facts))
+
+    @property
+    def task(self) -> int:
+        return self.files.task
+
+    def split(self, split: str) -> list[TurnExample]:
+        if split not in self.examples:
+            raise _no_split(self.files, split)
+        return self.examples[split]
+
+    def sentences(self, split: str = "trn") -> list[str]:
+        """Every utterance and KB result line of a split's dialogs (the vocabulary's source)."""
+        return [text for dialog in self.dialogs.get(split, []) for line in dialog.lines
+                for text in ((line.user, line.bot) if isinstance(line, Turn) else (line.text,))]
+
+
+def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Memory and speaker strings padded with "" to the longest memory of the batch; the queries."""
+    width = max((len(e.memory) for e in examples), default=0)
+    memory = np.array([list(e.memory) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
+    speaker = np.array([list(e.memory_speaker) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
+    return memory.reshape(len(examples), width), speaker.reshape(len(examples), width), np.array(
+        [e.query for e in examples], dtype=object)

@@ -12,17 +12,15 @@ and a speaker word (``#user`` / ``#bot``); the query is the bag of its word ids.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 
 import numpy as np
 import tensorflow as tf
 
-from data import babi_format
-from data.corpus import Turn
 from data.layout import TaskFiles
-from models.examples import BOT, USER
+from models.examples import BOT, USER, TaskData
 
 PAD, UNK = "<pad>", "<unk>"
 PAD_ID, UNK_ID = 0, 1
@@ -85,32 +83,13 @@ class FeatureSpec:
                    raw["sentence_size"])
 
 
-def corpus_facts(files: TaskFiles, splits: Sequence[str] = ("trn",),
-                 read_text: Callable[[str], str] = babi_format.read_text) -> list[tuple[str, str, str]]:
-    """KB facts from the task's KB file and from the KB result lines of the given splits' dialogs.
-
-    ``read_text`` reads a file's text (the TFX ExampleGen passes one that reads ``gs://`` paths too)."""
-    facts: list[tuple[str, str, str]] = []
-    if files.kb is not None:
-        kb = babi_format.parse_kb(read_text(files.kb), files.kb)
-        facts += [(f.entity, f.attribute, f.value) for f in kb.facts]
-    for split in splits:
-        if split in files.splits:
-            for dialog in babi_format.parse_dialogs(read_text(files.splits[split]), files.splits[split]):
-                facts += [line.fact for line in dialog.kb_results if line.fact is not None]
-    return facts
-
-
-def build_spec(files: TaskFiles, memory_size: int = 100, max_sentence_size: int = 40) -> FeatureSpec:
+def build_spec(task: TaskData | TaskFiles, memory_size: int = 100, max_sentence_size: int = 40) -> FeatureSpec:
     """Vocabulary from the training dialogs, the candidates and the KB; entity types from the KB and dialogs."""
-    if files.candidates is None:
-        raise FileNotFoundError(f"task {files.task}: no candidates file next to its dialogs")
-    candidates = babi_format.read_candidates(files.candidates).candidates
-    sentences: list[str] = []
-    for dialog in babi_format.read_dialogs(files.splits["trn"]):
-        for line in dialog.lines:
-            sentences += [line.user, line.bot] if isinstance(line, Turn) else [line.text]
-    return spec_from_sentences(candidates, corpus_facts(files), sentences, memory_size, max_sentence_size)
+    if isinstance(task, TaskFiles):
+        task = TaskData.load(task, splits=("trn",))
+    if task.files.candidates is None:
+        raise FileNotFoundError(f"task {task.task}: no candidates file next to its dialogs")
+    return spec_from_sentences(task.candidates, task.facts, task.sentences("trn"), memory_size, max_sentence_size)
 
 
 def spec_from_sentences(candidates: Sequence[str], facts: Sequence[tuple[str, str, str]], sentences: Iterable[str],

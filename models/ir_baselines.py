@@ -101,8 +101,6 @@ class TfIdfMatch:
             ranked.append([self.candidates[int(i)] for i in order])
         return ranked
 
-    def predict(self, examples: Sequence[TurnExample]) -> list[str]:
-        return [self.candidates[int(np.argmax(self.scores(example)))] for example in examples]
 
 
 class NearestNeighbour:
@@ -116,21 +114,24 @@ class NearestNeighbour:
         for i, words in enumerate(self.words):
             for word in words:
                 self.inverted[word].append(i)
-        self.fallback = Counter(a for counts in self.responses.values() for a in counts.elements()).most_common(1)
+        self.fallback = Counter(a for counts in self.responses.values() for a in counts.elements())
 
-    def predict_one(self, query: str) -> str:
+    def votes(self, query: str) -> Counter[str]:
+        """The responses to the training utterances sharing most words with ``query`` (every response, when
+        none shares a word), counted."""
         overlap: Counter[int] = Counter()
         for word in set(tokenize(query)):
             for i in self.inverted.get(word, ()):
                 overlap[i] += 1
         if not overlap:
-            return self.fallback[0][0] if self.fallback else ""
+            return self.fallback
         best = max(overlap.values())
         votes: Counter[str] = Counter()
         for i, count in overlap.items():
             if count == best:
                 votes.update(self.responses[self.utterances[i]])
-        return votes.most_common(1)[0][0]
+        return votes
 
-    def predict(self, examples: Sequence[TurnExample]) -> list[str]:
-        return [self.predict_one(example.query) for example in examples]
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        """The ``k`` most voted responses of each example's nearest training utterances."""
+        return [[answer for answer, _ in self.votes(example.query).most_common(k)] for example in examples]

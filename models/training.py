@@ -17,11 +17,12 @@ import tensorflow as tf
 
 from data.layout import TaskFiles
 from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
-from models.examples import TurnExample, split_examples
-from models.export import DialogServingModule, export
+from models.examples import TaskData, TurnExample, pad_batch
 from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots, tokenize
 from models.memn2n import MemN2N
+from models.metrics import percent
 from models.presets import embeddings_preset, memn2n_preset
+from models.serving.export import DialogServingModule, export
 
 
 @dataclass(frozen=True)
@@ -61,15 +62,6 @@ class TrainConfig:
             base = cls(model=model, hops=int(preset["hops"]), embedding_dim=int(preset["embedding_dim"]),
                        learning_rate=float(preset["learning_rate"]))
         return replace(base, **overrides)
-
-
-def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Memory and speaker strings padded with "" to the longest memory of the batch; the queries."""
-    width = max((len(e.memory) for e in examples), default=0)
-    memory = np.array([list(e.memory) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
-    speaker = np.array([list(e.memory_speaker) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
-    return memory.reshape(len(examples), width), speaker.reshape(len(examples), width), np.array(
-        [e.query for e in examples], dtype=object)
 
 
 def featurize(featurizer: Featurizer, examples: Sequence[TurnExample], chunk: int = 512) -> dict[str, np.ndarray]:
@@ -150,7 +142,7 @@ class BestOnDev(keras.callbacks.Callback):
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         seconds = time.perf_counter() - self._started
         logits = self.model.predict(self.features, batch_size=self.batch_size, verbose=0)
-        accuracy = float(np.mean(np.argmax(logits, axis=-1) == self.labels) * 100)
+        accuracy = percent(np.argmax(logits, axis=-1) == self.labels)
         self.history.append({"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),
                              "dev_per_response_accuracy": accuracy, "seconds": seconds})
         if logs is not None:
@@ -170,12 +162,14 @@ def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int
     return min(config.max_memory, max((len(e.memory) for e in examples), default=0) or 1)
 
 
-def train(files: TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
+def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
           log_dir: str | None = None) -> dict[str, Any]:
     """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
-    trn, dev = split_examples(files, "trn"), split_examples(files, "dev")
-    spec = build_spec(files, memory_size=memory_size_for(config, trn + dev))
-    return {"task": files.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir)}
+    if isinstance(task, TaskFiles):
+        task = TaskData.load(task, splits=("trn", "dev"))
+    trn, dev = task.split("trn"), task.split("dev")
+    spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
+    return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir)}
 
 
 def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,

@@ -1,4 +1,5 @@
-"""The ``dialog`` command line: generate, check and describe corpora (and, later, train and run the pipeline).
+"""The ``dialog`` command line: generate, convert, check and describe corpora; train, evaluate, explain and chat
+with models; the paper tables; the TFX pipeline.
 
 Subcommands import what they need when they run, so that ``dialog validate`` does not pay for TensorFlow.
 """
@@ -61,8 +62,8 @@ generator_beam_args_option = click.option(
 def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ...], runner: str,
                         beam_args: tuple[str, ...]) -> None:
     """The restaurant-reservation simulator: tasks 1-5 with plain and OOV test sets."""
-    from data.restaurant_corpus import GenerationPlan
-    from data.restaurant_corpus import generate as run_generation
+    from data.restaurant.generation import GenerationPlan
+    from data.restaurant.generation import generate as run_generation
 
     plan = GenerationPlan(seed=seed, dialogs_per_split=dialogs, tasks=tasks)
     start = time.perf_counter()
@@ -83,8 +84,8 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
               help="Test dialogs per intent and test case (IT and OOT; non-OOP and each OOP set), as the paper.")
 def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_dialogs: int) -> None:
     """Banking self-play (Majumdar et al.): six intents, IT/OOT tests and the out-of-pattern challenge sets."""
-    from data.banking_corpus import BankingPlan
-    from data.banking_corpus import generate as run_generation
+    from data.banking.generation import BankingPlan
+    from data.banking.generation import generate as run_generation
 
     start = time.perf_counter()
     written = run_generation(BankingPlan(seed, dialogs, dev_dialogs, test_dialogs), out)
@@ -102,8 +103,8 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
 @generator_beam_args_option
 def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tuple[str, ...]) -> None:
     """A synthetic movie world and the Movie Dialog tasks 1-4 from it, in the public Movie Dialog layout."""
-    from data.movie_tasks import MoviePlan
-    from data.movie_tasks import generate as run_generation
+    from data.movie.tasks import MoviePlan
+    from data.movie.tasks import generate as run_generation
 
     plan = MoviePlan(seed, scale)
     start = time.perf_counter()
@@ -233,9 +234,9 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write the mistakes as JSON lines.")
 def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | None) -> None:
     """Per-response and per-dialog accuracy of a model on a split, as one JSON line."""
-    from models.evaluate import SavedModelRanker
-    from models.evaluate import evaluate as run_evaluation
     from models.examples import split_examples
+    from models.serving.evaluate import evaluate as run_evaluation
+    from models.serving.ranker import SavedModelRanker
 
     try:
         examples = split_examples(_task_files(data, task), split)
@@ -257,9 +258,9 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
 def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: str, png: Path | None,
             turn: int | None) -> None:
     """Per-hop attention over the memories for each bot turn of a dialog (Tables 3-6 of the paper)."""
-    from models.evaluate import SavedModelRanker
     from models.examples import split_examples
-    from models.explain import explain_turns, format_turn, write_heat_map
+    from models.serving.explain import explain_turns, format_turn, write_heat_map
+    from models.serving.ranker import SavedModelRanker
 
     try:
         examples = split_examples(_task_files(data, task), split)
@@ -283,52 +284,35 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Markdown table; the CSV goes beside it (same name, .csv).")
-@click.option("--methods", default=",".join(("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings",
-                                             "memn2n", "memn2n_match")), show_default=True,
-              help="Comma-separated methods.")
+@click.option("--methods", default="",
+              help="Comma-separated Table 2 methods (default: the paper's, rule_based,tfidf,tfidf_type,"
+                   "nearest_neighbour,embeddings,memn2n,memn2n_match; template_memn2n is ours).")
 @click.option("--tasks", default="", help="Comma-separated task numbers (default: every task present).")
-@click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1),
-              help="MemN2N epochs (Movie Dialog: every learning model's, when given; default: each its own).")
-def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int) -> None:
-    """Table 2: every method on every task present, ours beside the paper's, as Markdown and CSV."""
-    from models.benchmark import METHODS, run_benchmark
+@click.option("--epochs", type=click.IntRange(min=1),
+              help="Epochs of the learning models (default: each table's own: 30 for Table 2, the paper's 20 for "
+                   "Tables 8-9, each model's for Table 6).")
+def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int | None) -> None:
+    """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
+    OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
+    from models.babi import table2
+    from models.banking import tables as banking_tables
+    from models.movie import table6
 
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    unknown = sorted(set(chosen) - set(METHODS))
+    chosen = [m.strip() for m in methods.split(",") if m.strip()] or list(table2.PAPER_METHODS)
+    unknown = sorted(set(chosen) - set(table2.METHODS))
     if unknown:
-        raise click.BadParameter(f"unknown methods {unknown}; choose from {list(METHODS)}", param_hint="--methods")
-    from data.layout import BANKING_TASK, discover
-
+        raise click.BadParameter(f"unknown methods {unknown}; choose from {list(table2.METHODS)}",
+                                 param_hint="--methods")
     task_numbers = [int(t) for t in tasks.split(",") if t.strip()]
-    present = discover(data)
-    if not present:  # not the dialog-bAbI layout: the Movie Dialog one (Table 6 of Dodge et al.)
-        from data.movie_dialog import discover_movie_corpus
-        from models.movie_benchmark import run_movie_benchmark
-
-        try:
-            corpus = discover_movie_corpus(data)
-        except ValueError as error:
-            raise click.ClickException(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
-        given = click.get_current_context().get_parameter_source("epochs") != click.core.ParameterSource.DEFAULT
-        run_movie_benchmark(corpus, out, progress=lambda line: click.echo(line, err=True),
-                            epochs=epochs if given else None)
-        click.echo(f"wrote {out}", err=True)
-        return
-    wanted = [t for t in present if not task_numbers or t in task_numbers]
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
-    if BANKING_TASK in wanted:  # Tables 8-9 of Majumdar et al. (to OUT-banking.md when Table 2 is written too)
-        from models.banking import run_banking_benchmark
-
-        others = [t for t in wanted if t != BANKING_TASK]
-        banking_out = out.with_name(f"{out.stem}-banking{out.suffix}") if others else out
-        run_banking_benchmark(present[BANKING_TASK], banking_out, epochs=min(epochs, 20), progress=progress)
-        click.echo(f"wrote {banking_out} and {banking_out.with_suffix('.csv')}", err=True)
-        wanted = others
-        if not wanted:
-            return
-    run_benchmark(data, out, chosen, wanted, epochs, progress=progress)
-    click.echo(f"wrote {out} and {out.with_suffix('.csv')} in {time.perf_counter() - started:.0f} s", err=True)
+    try:
+        written = [*banking_tables.benchmark(data, out, task_numbers, epochs, progress),
+                   *table2.benchmark(data, out, chosen, task_numbers, epochs, progress),
+                   *table6.benchmark(data, out, epochs, progress)]
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"wrote {', '.join(map(str, written)) or 'nothing'} in {time.perf_counter() - started:.0f} s", err=True)
 
 
 @main.command("pipeline")
@@ -375,7 +359,7 @@ def chat(model_dir: Path, kb: Path | None) -> None:
 
     kb = kb or (DEFAULT_DATA / SHARED_KB if (DEFAULT_DATA / SHARED_KB).is_file() else None)
     facts = read_kb(kb).facts if kb else []
-    from models.chat import ChatSession
+    from models.serving.chat import ChatSession
 
     try:
         session = ChatSession(model_dir, facts)

@@ -14,10 +14,11 @@ from components.data_gate import blocking_problems, js_divergence
 from components.dialog_example_gen import _file_examples, _labels, corpus_resources, input_config
 from components.dialog_metrics import _RankingCombiner
 from data.babi_format import FormatError
-from data.banking_corpus import BankingPlan, challenge_values
-from data.banking_corpus import generate as generate_banking
+from data.banking.generation import BankingPlan
+from data.banking.generation import generate as generate_banking
+from data.banking.labels import challenge_values
 from data.layout import discover
-from data.restaurant_corpus import GenerationPlan, generate
+from data.restaurant.generation import GenerationPlan, generate
 from models.tf_examples import from_tf_example
 
 

@@ -9,8 +9,7 @@ import pytest
 from data import babi_format
 from data.babi_format import FormatError
 from data.corpus import KBResult, Turn
-
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+from tests import FIXTURES
 
 TASK5_LIKE = (
     "1 hi\thello what can i help you with today\n"

@@ -15,8 +15,9 @@ from data.dstc2 import WELCOME, Dstc2Error, convert_release, read_call
 from data.layout import discover
 from data.validate import validate_corpus
 from pipeline.cli import main
+from tests import FIXTURES
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "dstc2"
+FIXTURE = FIXTURES / "dstc2"
 PREZZO_CALL = "Mar13_S0A0/voip-a1"
 
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
-from data.restaurant_corpus import GenerationPlan, generate
+from data.restaurant.generation import GenerationPlan, generate
 from data.stats import corpus_stats, format_table
 from data.validate import validate_corpus
-
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+from tests import FIXTURES
 
 
 @pytest.fixture(scope="module")

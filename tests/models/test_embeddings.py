@@ -9,11 +9,12 @@ import pytest
 import tensorflow as tf
 
 from data.layout import discover
-from data.restaurant_corpus import GenerationPlan, generate
+from data.restaurant.generation import GenerationPlan, generate
 from models.embeddings import margin_ranking_loss
-from models.evaluate import SavedModelRanker, evaluate
 from models.examples import split_examples
 from models.features import Featurizer, build_spec
+from models.serving.evaluate import evaluate
+from models.serving.ranker import SavedModelRanker
 from models.training import TrainConfig, build_model, featurize, train
 
 

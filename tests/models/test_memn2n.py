@@ -10,11 +10,8 @@ import pytest
 import tensorflow as tf
 
 from data.layout import discover
-from data.restaurant_corpus import GenerationPlan, generate
-from models.evaluate import SavedModelRanker, evaluate
-from models.examples import TurnExample, split_examples
-from models.explain import explain_turns
-from models.export import DialogServingModule, export
+from data.restaurant.generation import GenerationPlan, generate
+from models.examples import TurnExample, best_answers, pad_batch, split_examples
 from models.features import (
     PAD_ID,
     FeatureSpec,
@@ -25,7 +22,11 @@ from models.features import (
     time_word,
     tokenize,
 )
-from models.training import TrainConfig, answer_indices, build_model, featurize, pad_batch, train
+from models.serving.evaluate import evaluate
+from models.serving.explain import explain_turns
+from models.serving.export import DialogServingModule, export
+from models.serving.ranker import SavedModelRanker
+from models.training import TrainConfig, answer_indices, build_model, featurize, train
 
 
 @pytest.fixture(scope="module")
@@ -122,10 +123,10 @@ def test_export_answers_like_the_in_memory_model(task1, spec: FeatureSpec, tmp_p
     export(DialogServingModule(spec, model, top_k=5), tmp_path / "model")
 
     ranker = SavedModelRanker(tmp_path / "model")
-    ranked = ranker.rank(examples)
+    ranked = ranker.outputs(examples)
     np.testing.assert_array_equal(ranked["indices"], np.argsort(-logits.numpy(), axis=-1, kind="stable")[:, :5])
     np.testing.assert_allclose(ranked["scores"], np.sort(logits.numpy(), axis=-1)[:, ::-1][:, :5], rtol=1e-5)
-    assert ranker.predict(examples[:3]) == [spec.candidates[i] for i in ranked["indices"][:3, 0]]
+    assert best_answers(ranker, examples[:3]) == [spec.candidates[i] for i in ranked["indices"][:3, 0]]
     served = ranker.serve(**dict(zip(("memory", "memory_speaker", "query"),
                                      (tf.constant(a, tf.string) for a in pad_batch(examples)), strict=True)))
     np.testing.assert_allclose(served["attention"].numpy(), attention.numpy(), atol=1e-6)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from data.restaurant_corpus import GenerationPlan, generate
-from models.serving_request import predict
+from data.restaurant.generation import GenerationPlan, generate
+from models.serving.rest import predict
 from models.training import TrainConfig
 from pipeline.configs import Profile
 from pipeline.local_runner import run

@@ -1,0 +1,186 @@
+"""Write the banking self-play corpus in the dialog-bAbI layout, with its labels in a sidecar file.
+
+Files (task 7, name ``banking``): ``trn`` and ``dev`` (no out-of-pattern phenomenon; their own template thirds),
+``tst`` (in-template tests: training and development templates) and ``tst-OOT`` (out-of-template tests: the
+third of the templates no training or development dialog uses). Each test file holds the non-OOP dialogs and
+every OOP challenge set, single and multiple. The sidecar ``...-labels.jsonl`` gives, per dialog of each file,
+its intent, template split, challenge and the bot turns that answer the phenomenon.
+
+A dialog depends only on (seed, file, intent, challenge, index), so the same seed gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from data import babi_format
+from data.banking.domain import INTENTS, sample_profile
+from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, render_labels
+from data.banking.selfplay import (
+    API,
+    APPLICABLE,
+    MULTIPLE_INTENTS,
+    SYSTEM,
+    Action,
+    Scenario,
+    SelfPlayDialog,
+    play,
+)
+from data.banking.templates import JOINERS, SYSTEM_UTTERANCES, template_thirds
+from data.corpus import SILENCE, CandidateFile, Dialog, DialogFile
+from data.layout import BANKING_TASK, dialog_file_name, task_candidates_name, task_labels_name
+
+TEMPLATES_OF_FILE = {"trn": ("trn",), "dev": ("dev",), "tst": ("trn", "dev"), "tst-OOT": ("OOT",)}
+TEMPLATE_SPLIT_LABEL = {"trn": "trn", "dev": "dev", "tst": "IT", "tst-OOT": "OOT"}
+MAX_ATTEMPTS = 50
+
+
+@dataclass(frozen=True)
+class BankingPlan:
+    seed: int = 0
+    train_dialogs: int = 500  # per intent
+    dev_dialogs: int = 100  # per intent
+    test_dialogs: int = 200  # per intent and test case, as the paper
+
+
+def scenarios(plan: BankingPlan, file: str) -> list[tuple[Scenario, int]]:
+    """(scenario, count) of a file: training and development hold plain dialogs only."""
+    if file == "trn":
+        return [(Scenario(intent), plan.train_dialogs) for intent in INTENTS]
+    if file == "dev":
+        return [(Scenario(intent), plan.dev_dialogs) for intent in INTENTS]
+    chosen = [(Scenario(intent), plan.test_dialogs) for intent in INTENTS]
+    for challenge in CHALLENGES:
+        chosen += [(Scenario(intent, challenge), plan.test_dialogs) for intent in INTENTS
+                   if intent in APPLICABLE[challenge]]
+    for challenge in MULTIPLE_CHALLENGES:
+        chosen += [(Scenario(intent, challenge, True), plan.test_dialogs) for intent in MULTIPLE_INTENTS]
+    return chosen
+
+
+def self_play(seed: int, file: str, scenario: Scenario, index: int) -> SelfPlayDialog:
+    """One dialog of a scenario; a challenge scenario is played again until its phenomenon happens."""
+    for attempt in range(MAX_ATTEMPTS):
+        key = f"{seed}:{file}:{scenario.intent}:{scenario.challenge}:{scenario.multiple}:{index}:{attempt}"
+        rng = random.Random(key)
+        dialog = play(scenario, sample_profile(rng), rng)
+        if dialog.complete:
+            return dialog
+    raise RuntimeError(f"no dialog with the {scenario} phenomenon in {MAX_ATTEMPTS} attempts")
+
+
+@functools.cache
+def _file_templates(file: str) -> dict[str, list[str]]:
+    """form -> the templates a file's dialogs are realised with (IT tests: training and development thirds)."""
+    return {form: [t for split in TEMPLATES_OF_FILE[file] for t in by_split[split]]
+            for form, by_split in template_thirds().items()}
+
+
+class Realiser:
+    """Actions to text: user actions through the file's templates, system actions through fixed utterances."""
+
+    def __init__(self, file: str, rng: random.Random) -> None:
+        self.templates = _file_templates(file)
+        self.rng = rng
+
+    def _fill(self, form: str, slots: dict[str, str]) -> str:
+        return self.rng.choice(self.templates[form]).format(**slots)
+
+    def user(self, action: Action) -> str:
+        slots = dict(action.slots)
+        if action.act == "intent":
+            intent = slots.pop("intent")
+            return self._fill(f"intent:{intent}:{'+'.join(sorted(slots))}", slots)
+        if action.act == "inform":
+            (slot, value), = action.slots
+            return self._fill(f"inform:{slot}", {slot: value})
+        if action.act == "affirm_inform":
+            (slot, value), = action.slots
+            return JOINERS["affirm_inform"].format(first=self._fill("affirm", {}),
+                                                   second=self._fill(f"inform:{slot}", {slot: value}))
+        if action.act == "inform_inform":
+            (first, one), (second, two) = action.slots
+            return JOINERS["inform_inform"].format(first=self._fill(f"inform:{first}", {first: one}),
+                                                   second=self._fill(f"inform:{second}", {second: two}))
+        if action.act == "dont_know":
+            return self._fill(f"dont_know:{slots['slot']}", {})
+        return self._fill(action.act, {})
+
+    @staticmethod
+    def system(action: Action) -> str:
+        slots = dict(action.slots)
+        if action.act == "api_call":
+            return " ".join(["api_call", slots.pop("api"), *slots.values()])
+        if action.act == "end_call":
+            return "api_call end_call"
+        if action.act == "request":
+            specific = f"request:{slots['slot']}:{slots['intent']}"
+            alternative = slots.get("path") == "alternative" and specific in SYSTEM_UTTERANCES
+            return SYSTEM_UTTERANCES[specific if alternative else f"request:{slots['slot']}"]
+        if action.act == "change":
+            return SYSTEM_UTTERANCES[f"change:{slots['slot']}"]
+        if action.act == "done":
+            return SYSTEM_UTTERANCES[f"done:{slots['intent']}:{slots['outcome']}"].format(**slots)
+        return SYSTEM_UTTERANCES[action.act]
+
+    @staticmethod
+    def results(action: Action) -> list[str]:
+        """API results as KB result lines ``entity R_attribute value``."""
+        return [f"{fact} {value}" for fact, value in action.slots]
+
+
+def realise(dialog: SelfPlayDialog, rng: random.Random, file: str) -> tuple[Dialog, list[int]]:
+    """The dialog in the bAbI layout, and the bot-turn positions of its challenge actions."""
+    realiser = Realiser(file, rng)
+    items: list[tuple[str, str] | str] = []
+    user: str | None = None
+    challenge_turns: list[int] = []
+    bot_turns = 0
+    for index, action in enumerate(dialog.actions):
+        if action.speaker == API:
+            items.extend(realiser.results(action))
+        elif action.speaker == SYSTEM:
+            items.append((user or SILENCE, realiser.system(action)))
+            user = None
+            if index in dialog.challenge_actions:
+                challenge_turns.append(bot_turns)
+            bot_turns += 1
+        else:
+            user = realiser.user(action)
+    return Dialog.build(items), challenge_turns
+
+
+def generate(plan: BankingPlan, out: str | Path) -> list[Path]:
+    """Write the four dialog files, the candidates and the labels sidecar under ``out`` (atomically)."""
+    out = Path(out)
+    labels: list[dict] = []
+    candidates: dict[str, None] = {}
+    files: dict[str, DialogFile] = {}
+    for file in TEMPLATES_OF_FILE:
+        dialogs = []
+        for scenario, count in scenarios(plan, file):
+            for index in range(count):
+                played = self_play(plan.seed, file, scenario, index)
+                rng = random.Random(f"{plan.seed}:{file}:{scenario}:{index}:words")
+                dialog, challenge_turns = realise(played, rng, file)
+                labels.append({"split": file, "dialog": len(dialogs), "intent": scenario.intent,
+                               "templates": TEMPLATE_SPLIT_LABEL[file], "challenge": scenario.challenge,
+                               "multiple": scenario.multiple, "challenge_turns": challenge_turns})
+                dialogs.append(dialog)
+                candidates.update((turn.bot, None) for turn in dialog.turns)
+        files[file] = DialogFile(dialogs)
+    written = []
+    for file, dialog_file in files.items():
+        path = out / dialog_file_name(BANKING_TASK, file)
+        babi_format.write_dialogs(path, dialog_file)
+        written.append(path)
+    path = out / task_candidates_name(BANKING_TASK)
+    babi_format.write_candidates(path, CandidateFile(sorted(candidates)))
+    written.append(path)
+    path = out / task_labels_name(BANKING_TASK)
+    babi_format.write_text_atomic(path, render_labels(labels))
+    written.append(path)
+    return written

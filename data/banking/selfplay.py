@@ -1,0 +1,338 @@
+"""Dialogue self-play for the banking domain: a finite-state system bot and a user bot exchanging actions.
+
+The system bot has one state per slot of the intent's flow: it requests the slot, validates the value with an
+API call whose result is part of the dialog, asks whether to change an invalid value (at most 3 consecutive
+invalid answers, then the dialog ends), and once every slot is valid issues the intent's final API call, which
+succeeds or fails at random. The user bot answers from its profile and goal, sometimes with invalid values, and
+volunteers a varying number of slots in its first turn.
+
+A :class:`Scenario` also asks for one out-of-pattern (OOP) phenomenon of section 3.3 (once, or twice for the
+multiple-OOP sets); the bot turns that answer the phenomenon are marked as challenge turns.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from data.banking.domain import (
+    ALTERNATIVE_SLOTS,
+    SLOTS,
+    Profile,
+    invalid_values,
+    valid_values,
+)
+from data.banking.labels import NONE
+
+USER, SYSTEM, API = "user", "system", "api"
+MULTIPLE_INTENTS = ("transfer",)  # twice over different slots needs a flow of several slots
+MAX_INVALID = 3
+P_INVALID = 0.25
+P_FORGETS_ID = 0.3
+# Volunteered slots of the first user turn: none or an odd number in training, an even number for new_api.
+TRAINING_VOLUNTEERED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "transfer": ((), ("account",), ("account", "partner", "amount")),
+    "cancel_transfer": ((), ("transaction",)),
+    "block_card": ((), ("card",), ("account",)),
+    "transaction_history": ((), ("note",)),
+    "account_balance": ((), ("account",)),
+    "account_limit": ((), ("account",)),
+}
+NEW_API_VOLUNTEERED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "transfer": (("account", "partner"), ("account", "amount")),
+    "block_card": (("account", "card_type"),),
+}
+# Slot orders never used in training (each keeps the account before what is checked against it).
+REORDERED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "transfer": (("account", "amount", "partner"), ("partner", "account", "amount")),
+}
+# Which OOP cases each intent's flow makes possible.
+APPLICABLE: dict[str, tuple[str, ...]] = {
+    "turn_compression": tuple(SLOTS),
+    "new_api": tuple(NEW_API_VOLUNTEERED),
+    "reordering": tuple(REORDERED),
+    "another_slot": ("transfer",),
+    "audit_more": ("transfer",),
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    speaker: str
+    act: str
+    slots: tuple[tuple[str, str], ...] = ()
+
+    def value(self, slot: str) -> str:
+        return dict(self.slots)[slot]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    intent: str
+    challenge: str = NONE
+    multiple: bool = False
+
+
+@dataclass
+class SelfPlayDialog:
+    """The actions of one dialog, and the indices of the system actions that answer its OOP phenomenon."""
+
+    scenario: Scenario
+    actions: list[Action]
+    challenge_actions: list[int] = field(default_factory=list)  # indices into actions
+    occurrences: int = 0  # how many times the phenomenon happened
+
+    @property
+    def complete(self) -> bool:
+        """Whether the dialog holds its phenomenon (twice for a multiple-OOP scenario)."""
+        if self.scenario.challenge == NONE:
+            return True
+        return bool(self.challenge_actions) and self.occurrences >= (2 if self.scenario.multiple else 1)
+
+
+def _api_name(intent: str, slot: str, alternative: bool) -> str:
+    if alternative and intent == "cancel_transfer" and slot == "partner":
+        return "find_transactions"
+    if alternative and intent == "block_card" and slot == "account":
+        return "find_cards"
+    return f"check_{slot}"
+
+
+class SystemBot:
+    """One state per slot; ``react`` returns the system and API actions until the user must speak again."""
+
+    def __init__(self, intent: str, profile: Profile, rng: random.Random, order: tuple[str, ...] | None = None):
+        self.intent, self.profile, self.rng = intent, profile, rng
+        self.order = order or SLOTS[intent]
+        self.alternative = False
+        self.filled: dict[str, str] = {}
+        self.invalid_in_a_row = 0
+        self.state: str | None = None  # the slot being filled
+        self.done = False
+
+    def greet(self) -> list[Action]:
+        return [Action(SYSTEM, "greet")]
+
+    def react(self, user: Action) -> list[Action]:
+        if user.act == "thanks":
+            self.done = True
+            return [Action(SYSTEM, "end_call")]
+        if user.act == "affirm":  # to "would you like to change it?"
+            return [self._request(self.state)]
+        if user.act == "dont_know":
+            self.alternative = True
+            self.order = ALTERNATIVE_SLOTS[self.intent]
+            return [self._request(self._missing()[0])]
+        given = dict(user.slots)
+        if user.act == "intent" and any(slot in ALTERNATIVE_SLOTS.get(self.intent, ()) and slot not in self.order
+                                        for slot in given):
+            self.alternative = True
+            self.order = ALTERNATIVE_SLOTS[self.intent]
+        actions: list[Action] = []
+        for slot in [s for s in self.order if s in given]:  # validate in the flow's order
+            actions += self._validate(slot, given[slot])
+            if self.state == slot and slot not in self.filled:  # invalid: the change question was asked
+                return actions
+            if self.done:
+                return actions
+        missing = self._missing()
+        return actions + ([self._request(missing[0])] if missing else self._execute())
+
+    def _missing(self) -> list[str]:
+        return [slot for slot in self.order if slot not in self.filled]
+
+    def _request(self, slot: str | None) -> Action:
+        self.state = slot
+        path = (("path", "alternative"),) if self.alternative else ()
+        return Action(SYSTEM, "request", (("slot", str(slot)), ("intent", self.intent), *path))
+
+    def _validate(self, slot: str, value: str) -> list[Action]:
+        self.state = slot
+        name = _api_name(self.intent, slot, self.alternative)
+        arguments = [(slot, value)]
+        if slot in ("amount", "card_type"):  # checked against the account
+            arguments.insert(0, ("account", self.filled.get("account", "")))
+        actions = [Action(SYSTEM, "api_call", (("api", name), *arguments))]
+        valid = value in valid_values(self.profile, slot, self.filled)
+        facts: list[tuple[str, str]] = [(f"{value} R_status", "valid" if valid else "invalid")]
+        if valid and name == "find_transactions":
+            facts += [(f"{t.id} R_amount", t.amount) for t in self.profile.transactions_with(value)]
+        if valid and name == "find_cards":
+            facts += [(f"{c.id} R_type", c.type) for c in self.profile.cards_of(value)]
+        actions.append(Action(API, "result", tuple(facts)))
+        if valid:
+            self.filled[slot] = value
+            self.invalid_in_a_row = 0
+            return actions
+        self.filled.pop(slot, None)
+        self.invalid_in_a_row += 1
+        if self.invalid_in_a_row >= MAX_INVALID:
+            self.done = True
+            return actions + [Action(SYSTEM, "too_many"), Action(SYSTEM, "end_call")]
+        return actions + [Action(SYSTEM, "change", (("slot", slot),))]
+
+    def _execute(self) -> list[Action]:
+        if self.intent == "block_card" and self.alternative:
+            card = next(c for c in self.profile.cards_of(self.filled["account"]) if c.type == self.filled["card_type"])
+            arguments: list[tuple[str, str]] = [("card", card.id)]
+        elif self.intent == "cancel_transfer":
+            arguments = [("transaction", self.filled["transaction"])]
+        else:
+            arguments = [(slot, self.filled[slot]) for slot in SLOTS[self.intent]]
+        success = self.rng.random() < 0.8
+        outcome = "success" if success else "failed"
+        facts: list[tuple[str, str]] = [(f"{self.intent} R_status", outcome)]
+        details: list[tuple[str, str]] = []
+        if success and self.intent in ("account_balance", "account_limit"):
+            kind = "balance" if self.intent == "account_balance" else "limit"
+            account = self.filled["account"]
+            value = (self.profile.balances if kind == "balance" else self.profile.limits)[account]
+            facts.append((f"{account} R_{kind}", value))
+            details.append((kind, value))
+        return [Action(SYSTEM, "api_call", (("api", self.intent), *arguments)),
+                Action(API, "result", tuple(facts)),
+                Action(SYSTEM, "done", (("intent", self.intent), ("outcome", outcome), *arguments,
+                                        *((slot, v) for slot, v in self.filled.items() if slot not in dict(arguments)),
+                                        *details))]
+
+
+class UserBot:
+    """Answers from a goal drawn from the profile, sometimes with an invalid value."""
+
+    def __init__(self, intent: str, profile: Profile, rng: random.Random):
+        self.intent, self.profile, self.rng = intent, profile, rng
+        self.goal = self._goal()
+        self.forgets_id = intent in ALTERNATIVE_SLOTS and rng.random() < P_FORGETS_ID
+        self.is_challenge = False
+        self.said_dont_know = False
+
+    def _goal(self) -> dict[str, str]:
+        rng, profile = self.rng, self.profile
+        if self.intent == "cancel_transfer":
+            t = rng.choice(profile.transactions)
+            return {"transaction": t.id, "partner": t.partner}
+        if self.intent == "block_card":
+            c = rng.choice(profile.cards)
+            return {"card": c.id, "account": c.account, "card_type": c.type}
+        if self.intent == "transaction_history":
+            return {"note": rng.choice(profile.transactions).note}
+        goal = {"account": rng.choice(profile.accounts)}
+        if self.intent == "transfer":
+            goal["partner"] = rng.choice(profile.partners)
+            goal["amount"] = rng.choice(valid_values(profile, "amount", goal))
+        return goal
+
+    def answer(self, slot: str, filled: dict[str, str], valid: bool | None = None) -> str:
+        """A value for ``slot``: the goal's when valid (or another valid one if the dialog made it invalid),
+        otherwise one the API rejects; validity is drawn (P_INVALID) unless ``valid`` says."""
+        if valid is None:
+            valid = self.rng.random() >= P_INVALID
+        context = {**self.goal, **filled}
+        pool = (valid_values if valid else invalid_values)(self.profile, slot, context)
+        if valid and self.goal.get(slot) in pool:
+            return self.goal[slot]
+        return self.rng.choice(pool) if pool else self.goal[slot]
+
+    def opening(self, volunteered: tuple[str, ...], filled: dict[str, str]) -> Action:
+        slots = tuple((slot, self.answer(slot, filled)) for slot in volunteered)
+        return Action(USER, "intent", (("intent", self.intent), *slots))
+
+    def react(self, system: Action, filled: dict[str, str]) -> Action:
+        if system.act == "change":
+            return Action(USER, "affirm")
+        if system.act == "done":
+            return Action(USER, "thanks")
+        slot = system.value("slot")
+        if slot == SLOTS[self.intent][0] and self.forgets_id and not self.said_dont_know:
+            self.said_dont_know = True
+            return Action(USER, "dont_know", (("slot", slot),))
+        return Action(USER, "inform", ((slot, self.answer(slot, filled)),))
+
+
+class ChallengeUser(UserBot):
+    """The user bot of a challenge scenario: it brings the OOP phenomenon about (once, or twice when multiple)."""
+
+    def __init__(self, scenario: Scenario, profile: Profile, rng: random.Random):
+        super().__init__(scenario.intent, profile, rng)
+        self.challenge = scenario.challenge
+        self.wanted = 2 if scenario.multiple else 1
+        self.occurrences = 0
+        self.audited: set[str] = set()
+
+    def needs_more(self) -> bool:
+        return self.challenge != NONE and self.occurrences < self.wanted
+
+    def react(self, system: Action, filled: dict[str, str]) -> Action:
+        """The next user action; ``is_challenge`` tells afterwards whether it was the phenomenon."""
+        self.is_challenge = False
+        if not self.needs_more() or system.act not in ("change", "request"):
+            return super().react(system, filled)
+        slot = system.value("slot")
+        if self.challenge == "turn_compression":
+            if system.act == "change":  # "yes, change it to X" in one turn
+                self.occurrences += 1
+                self.is_challenge = True
+                return Action(USER, "affirm_inform", ((slot, self.answer(slot, filled, valid=True)),))
+            return Action(USER, "inform", ((slot, self.answer(slot, filled, valid=False)),))
+        if self.challenge == "another_slot" and system.act == "request" and slot == "account":
+            self.occurrences += 1  # asked for the account, the user names the partner
+            self.is_challenge = True
+            return Action(USER, "inform", (("partner", self.answer("partner", filled, valid=True)),))
+        if self.challenge == "audit_more" and system.act == "request" and slot != SLOTS[self.intent][0]:
+            if slot not in self.audited:  # first an invalid value, so that the slot is asked again
+                self.audited.add(slot)
+                return Action(USER, "inform", ((slot, self.answer(slot, filled, valid=False)),))
+            earlier = [s for s in SLOTS[self.intent] if s in filled and s != slot]
+            if earlier:  # the requested slot, and a new value for one already given
+                changed = earlier[-1]
+                others = [v for v in valid_values(self.profile, changed, filled) if v != filled[changed]]
+                if changed == "account":
+                    others = [v for v in others if slot != "amount"]
+                if others:
+                    self.occurrences += 1
+                    self.is_challenge = True
+                    return Action(USER, "inform_inform", ((slot, self.answer(slot, filled, valid=True)),
+                                                          (changed, self.rng.choice(others))))
+        return super().react(system, filled)
+
+
+def _canonical_next(intent: str, filled: dict[str, str], alternative: bool) -> str | None:
+    order = ALTERNATIVE_SLOTS[intent] if alternative else SLOTS[intent]
+    return next((slot for slot in order if slot not in filled), None)
+
+
+def play(scenario: Scenario, profile: Profile, rng: random.Random, max_turns: int = 60) -> SelfPlayDialog:
+    """One dialog of the scenario, with its OOP phenomenon where the flow allows it; the system actions that
+    answer the phenomenon (or, for reordering, requests the training order would not make) are marked."""
+    intent, challenge = scenario.intent, scenario.challenge
+    order = rng.choice(REORDERED[intent]) if challenge == "reordering" else None
+    system, user = SystemBot(intent, profile, rng, order), ChallengeUser(scenario, profile, rng)
+    if challenge == "new_api":
+        volunteered = rng.choice(NEW_API_VOLUNTEERED[intent])
+    elif challenge != NONE:
+        volunteered = ()  # the phenomenon happens while the slots are requested one by one
+    else:
+        volunteered = rng.choice(TRAINING_VOLUNTEERED[intent])
+    if intent == "block_card" and "account" in volunteered:
+        user.forgets_id = True
+    actions = system.greet()
+    marked: list[int] = []
+    turn = user.opening(volunteered, system.filled)
+    turn_is_challenge = challenge == "new_api"
+    for _ in range(max_turns):
+        actions.append(turn)
+        filled_before, alternative_before = dict(system.filled), system.alternative
+        replies = system.react(Action(USER, "inform", turn.slots) if turn.act.endswith("_inform") else turn)
+        for offset, reply in enumerate(replies, start=len(actions)):
+            if turn_is_challenge and reply.act == "api_call" and reply.value("api").startswith(("check_", "find_")):
+                marked.append(offset)
+            if challenge == "reordering" and reply.act == "request" and turn.act != "affirm" and \
+                    reply.value("slot") != _canonical_next(intent, filled_before, alternative_before):
+                marked.append(offset)
+        actions += replies
+        if system.done:
+            break
+        turn = user.react(replies[-1], system.filled)
+        turn_is_challenge = user.is_challenge
+    occurrences = 1 if challenge in ("new_api", "reordering") and marked else user.occurrences
+    return SelfPlayDialog(scenario, actions, marked, occurrences)

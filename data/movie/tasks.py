@@ -1,0 +1,270 @@
+"""The Movie Dialog tasks generated from a synthetic world, written in the public layout (``data/movie_dialog.py``).
+
+1. QA: the 11 question classes of the paper, several templates each; answers are every KB value that fits.
+2. Recommendation: 1-8 movies a user rated 5, the answer another movie the same user rated 5.
+3. QA + recommendation: 3 exchanges (a recommendation in a genre, a question about it, a similar movie).
+4. Discussion: comment and reply pairs about movies that mention related KB entities; dev and test rank each
+   true reply among the other replies and negatives (``task4_reddit_cand-{valid,test}.txt``).
+The joint task trains on all four together (it has no files of its own in the public release either).
+
+Users are split into training, development and test users, so recommendations are tested on unseen users.
+
+Every example is a function of (seed, scale, task, split, index) only, so files are rendered in shards, in this
+process or in parallel through Beam, with the same bytes; ``--scale paper`` (about 75k entities and 3M training
+dialogs) takes the Beam path.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from data import babi_format, sharded_files
+from data.movie.reader import CANDIDATE_SPLITS, TASK_DIRECTORIES
+from data.movie.world import Movie, World, build_world
+
+QUESTIONS: dict[str, tuple[str, ...]] = {
+    "actor_to_movie": ("what movies did {x} star in?", "{x} appears in which movies?", "what films does {x} act in?"),
+    "movie_to_actors": ("who starred in {x}?", "who acted in {x}?", "who are the actors in the film {x}?"),
+    "movie_to_director": ("who directed {x}?", "who was the director of {x}?", "who is the director of the film {x}?"),
+    "director_to_movie": ("what films did {x} direct?", "can you name a film directed by {x}?",
+                          "which movies was {x} the director of?"),
+    "movie_to_writer": ("who wrote {x}?", "who is the writer of {x}?", "who was {x} written by?"),
+    "writer_to_movie": ("what films did {x} write?", "which movies were written by {x}?", "{x} wrote which films?"),
+    "movie_to_tags": ("what is {x} about?", "what words describe {x}?", "describe {x} in a few words"),
+    "tag_to_movie": ("what movies are about {x}?", "which films can be described by {x}?", "name a film about {x}"),
+    "movie_to_year": ("when was {x} released?", "what year was {x} released?", "{x} came out in which year?"),
+    "movie_to_genre": ("what is the genre of {x}?", "what kind of film is {x}?", "{x} is a film of which genre?"),
+    "movie_to_language": ("what language is {x} in?", "which language is spoken in {x}?",
+                          "in what language was {x} made?"),
+}
+RECOMMEND = ("{movies} are movies i really like. could you suggest a film?",
+             "i enjoyed {movies}. what else should i watch?",
+             "my favourite films are {movies}. any suggestions?")
+RECOMMEND_GENRE = ("{movies} are movies i really like. i'm looking for a {genre} movie.",
+                   "i loved {movies}. can you suggest a {genre} film?")
+FOLLOW_UP = {"actors": "who does that star?", "director": "who directed that?", "year": "what year is that from?",
+             "writer": "who wrote that?"}
+SIMILAR = ("i like {actor} movies more. do you know anything else?", "i prefer films with {actor}. anything else?")
+COMMENTS = ("just watched {movie} again, still holds up", "is {movie} worth watching?",
+            "{movie} was on tv last night", "can we talk about {movie} for a second")
+REPLIES = ("{entity} was brilliant in it", "you should see more of {entity}", "the best thing about it is {entity}",
+           "honestly {entity} carried the whole film")
+# Examples (tasks 1-2) or dialogs (tasks 3-4) per split (train, dev, test); task 4's negative candidates.
+SIZES = {"tiny": {"qa": (300, 40, 40), "recs": (300, 40, 40), "qarecs": (150, 20, 20), "reddit": (150, 20, 20),
+                  "negatives": 100},
+         "small": {"qa": (4000, 400, 400), "recs": (4000, 400, 400), "qarecs": (2000, 200, 200),
+                   "reddit": (2000, 200, 200), "negatives": 1000},
+         # Section 2: ~96k/10k/10k QA, 1M/10k/10k for each of tasks 2-3, ~945k/10k/10k Reddit, 10k negatives.
+         "paper": {"qa": (96_000, 10_000, 10_000), "recs": (1_000_000, 10_000, 10_000),
+                   "qarecs": (1_000_000, 10_000, 10_000), "reddit": (945_000, 10_000, 10_000),
+                   "negatives": 10_000}}
+SPLITS = ("train", "dev", "test")
+TASK_KEYS = {1: "qa", 2: "recs", 3: "qarecs", 4: "reddit"}
+SHARD_SIZE = 10_000
+# Draws of a user before giving up on an example: a world where users like too few movies is an error, not a hang.
+MAX_ATTEMPTS = 1000
+
+
+@dataclass
+class Indexes:
+    by_relation: dict[str, dict[str, list[str]]]  # question class -> subject -> answers
+
+    @classmethod
+    def of(cls, world: World) -> Indexes:
+        index: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for m in world.movies:
+            for values, forward, backward in ((m.actors, "movie_to_actors", "actor_to_movie"),
+                                              (m.directors, None, "director_to_movie"),
+                                              (m.writers, "movie_to_writer", "writer_to_movie"),
+                                              (m.tags, "movie_to_tags", "tag_to_movie")):
+                for value in values:
+                    if forward:
+                        index[forward][m.title].append(value)
+                    index[backward][value].append(m.title)
+            index["movie_to_director"][m.title] = list(m.directors)
+            index["movie_to_year"][m.title] = [m.year]
+            index["movie_to_genre"][m.title] = list(m.genres)
+            index["movie_to_language"][m.title] = [m.language]
+        return cls({k: dict(v) for k, v in index.items()})
+
+
+def _line(number: int, text: str, answers: list[str]) -> str:
+    return f"{number} {text}\t{', '.join(answers)}"
+
+
+@dataclass
+class TaskWorld:
+    """What every example of a (seed, scale) draws from; built once per process."""
+
+    world: World
+    indexes: Indexes
+    subjects: dict[str, list[str]]  # question class -> its subjects, sorted
+    users: dict[str, list[int]]  # split -> its users
+
+
+@lru_cache(maxsize=2)
+def context(seed: int, scale: str) -> TaskWorld:
+    world = build_world(seed, scale)
+    indexes = Indexes.of(world)
+    users = list(range(len(world.users)))
+    random.Random(f"movie-tasks:{seed}:{scale}").shuffle(users)
+    held_out = max(20, len(users) // 100)  # development and test users each (1% of users, as the paper)
+    return TaskWorld(world, indexes, {kind: sorted(subjects) for kind, subjects in indexes.by_relation.items()},
+                  {"dev": users[:held_out], "test": users[held_out:2 * held_out], "train": users[2 * held_out:]})
+
+
+def qa_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    kind = rng.choice(sorted(QUESTIONS))
+    subject = rng.choice(ctx.subjects[kind])
+    return [_line(1, rng.choice(QUESTIONS[kind]).format(x=subject), ctx.indexes.by_relation[kind][subject])]
+
+
+def _movie_list(titles: list[str]) -> str:
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+
+
+def _too_few(what: str) -> RuntimeError:
+    return RuntimeError(f"no {what} after {MAX_ATTEMPTS} draws: too few users like enough movies")
+
+
+def _likings(ctx: TaskWorld, split: str, rng: random.Random, at_least: int) -> Iterator[list[int]]:
+    """The liked movies of users of ``split`` drawn at random, those who like ``at_least`` (bounded draws)."""
+    for _ in range(MAX_ATTEMPTS):
+        liked = ctx.world.liked(rng.choice(ctx.users[split]))
+        if len(liked) >= at_least:
+            yield liked
+
+
+def recs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    world = ctx.world
+    for liked in _likings(ctx, split, rng, 2):
+        chosen = rng.sample(liked, min(len(liked) - 1, rng.randint(1, 8)))
+        answer = rng.choice([i for i in liked if i not in chosen])
+        text = rng.choice(RECOMMEND).format(movies=_movie_list([world.movies[i].title for i in chosen]))
+        return [_line(1, text, [world.movies[answer].title])]
+    raise _too_few("recommendation example")
+
+
+def qarecs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    world = ctx.world
+    for liked in _likings(ctx, split, rng, 3):
+        chosen = rng.sample(liked, min(len(liked) - 2, rng.randint(1, 6)))
+        rest = [i for i in liked if i not in chosen]
+        target = world.movies[rng.choice(rest)]
+        genre = rng.choice(target.genres)
+        genre_answers = [world.movies[i].title for i in rest if genre in world.movies[i].genres]
+        text = rng.choice(RECOMMEND_GENRE).format(movies=_movie_list([world.movies[i].title for i in chosen]),
+                                                 genre=genre)
+        follow = rng.choice(sorted(FOLLOW_UP))
+        facts = {"actors": target.actors, "director": target.directors, "year": [target.year],
+                 "writer": target.writers}[follow]
+        actor = rng.choice(target.actors)
+        similar = [t for t in ctx.indexes.by_relation["actor_to_movie"][actor] if t != target.title]
+        if not similar:
+            continue
+        return [_line(1, text, genre_answers), _line(2, FOLLOW_UP[follow], facts),
+                _line(3, rng.choice(SIMILAR).format(actor=actor), similar)]
+    raise _too_few("QA+recommendation dialog")
+
+
+def _reply(movie: Movie, rng: random.Random) -> str:
+    return rng.choice(REPLIES).format(entity=rng.choice(movie.actors + movie.directors + movie.tags))
+
+
+def reddit_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    """A discussion dialog of 1-3 exchanges about one movie."""
+    movie = rng.choice(ctx.world.movies)
+    related = movie.actors + movie.directors + movie.tags
+    lines = []
+    for number in range(1, rng.randint(1, 3) + 1):
+        comment = rng.choice(COMMENTS).format(movie=movie.title) if number == 1 else \
+            f"what about {rng.choice(related)}?"
+        lines.append(_line(number, comment, [_reply(movie, rng)]))
+    return lines
+
+
+MAKERS: dict[int, Callable[[TaskWorld, str, random.Random], list[str]]] = {
+    1: qa_lines, 2: recs_lines, 3: qarecs_lines, 4: reddit_lines}
+
+
+def example_lines(seed: int, scale: str, task: int, split: str, index: int) -> list[str]:
+    """Example (or dialog) ``index`` of a task's split: a function of its arguments only."""
+    rng = random.Random(f"movie-tasks:{seed}:{scale}:{task}:{split}:{index}")
+    return MAKERS[task](context(seed, scale), split, rng)
+
+
+@dataclass(frozen=True)
+class MoviePlan:
+    seed: int = 0
+    scale: str = "small"
+
+    def count(self, task: int, split: str) -> int:
+        return SIZES[self.scale][TASK_KEYS[task]][SPLITS.index(split)]
+
+    @property
+    def total_examples(self) -> int:
+        return sum(self.count(task, split) for task in TASK_KEYS for split in SPLITS)
+
+
+def task_file_name(task: int, split: str) -> str:
+    name = TASK_DIRECTORIES[task]
+    return f"{name}/{name}_{split}.txt"
+
+
+@dataclass(frozen=True)
+class _ShardRenderer:
+    """Picklable for Beam's worker processes."""
+
+    plan: MoviePlan
+
+    def __call__(self, shard: sharded_files.Shard) -> str:
+        task, split = shard.key
+        lines = [line for index in range(shard.start, shard.stop)
+                 for line in example_lines(self.plan.seed, self.plan.scale, task, split, index)]
+        return "\n".join(lines) + "\n"
+
+
+def shards(plan: MoviePlan) -> list[sharded_files.Shard]:
+    return [shard for task in TASK_KEYS for split in SPLITS
+            for shard in sharded_files.shards_of(task_file_name(task, split), (task, split),
+                                                 plan.count(task, split), SHARD_SIZE)]
+
+
+def reddit_candidates(plan: MoviePlan, split: str) -> list[str]:
+    """Task 4's candidates for dev or test: the split's true replies, then the negatives (other replies)."""
+    ctx = context(plan.seed, plan.scale)
+    replies = [line.split("\t", 1)[1] for index in range(plan.count(4, split))
+               for line in example_lines(plan.seed, plan.scale, 4, split, index)]
+    negatives = []
+    for i in range(SIZES[plan.scale]["negatives"]):
+        rng = random.Random(f"movie-tasks:{plan.seed}:{plan.scale}:negative:{split}:{i}")
+        negatives.append(_reply(rng.choice(ctx.world.movies), rng))
+    return list(dict.fromkeys(replies + negatives))
+
+
+def generate(plan: MoviePlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
+    """Write entities, KB, the four task folders and task 4's candidate files under ``out``.
+
+    The task files are rendered in shards, in this process or through Beam (``runner``; ``auto`` picks Beam above
+    ``sharded_files.BEAM_THRESHOLD`` examples); both write the same bytes.
+    """
+    out = Path(out)
+    sharded_files.choose_runner(runner, plan.total_examples, beam_args)  # a bad runner fails before any work
+    world = context(plan.seed, plan.scale).world
+    written = sharded_files.write_files(shards(plan), _ShardRenderer(plan), out, runner, beam_args)
+
+    def write(path: Path, lines: list[str]) -> None:
+        babi_format.write_text_atomic(path, "\n".join(lines) + "\n")
+        written.append(path)
+
+    write(out / "entities.txt", world.entities())
+    write(out / "movie_kb.txt", [f"{number} {title} {relation} {', '.join(values)}"
+                                 for number, (title, relation, values) in enumerate(world.triples(), start=1)])
+    for split, suffix in CANDIDATE_SPLITS.items():
+        write(out / "task4_reddit" / f"task4_reddit_cand-{suffix}.txt", reddit_candidates(plan, split))
+    return written

@@ -1,0 +1,79 @@
+"""Write a restaurant corpus (tasks 1-5) in the public dialog-bAbI layout.
+
+A dialog is a function of (seed, task, split, index) only, so a file is rendered in shards of dialog indices:
+one after the other in this process for the default 1,000 dialogs per split, or in parallel through an Apache
+Beam pipeline (DirectRunner unless Beam options say otherwise) for large corpora. Both write the same bytes
+(``data.sharded_files``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from data import babi_format, sharded_files
+from data.corpus import CandidateFile, DialogFile, KBFile
+from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
+from data.restaurant.simulator import OOV_SPLIT, TASKS, build_world, generate_dialog
+
+RESTAURANT_SPLITS = ("trn", "dev", "tst", OOV_SPLIT)
+DEFAULT_DIALOGS = 1000
+SHARD_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class GenerationPlan:
+    seed: int
+    dialogs_per_split: int = DEFAULT_DIALOGS
+    tasks: tuple[int, ...] = TASKS
+    splits: tuple[str, ...] = RESTAURANT_SPLITS
+
+    @property
+    def files(self) -> list[tuple[int, str]]:
+        return [(task, split) for task in self.tasks for split in self.splits]
+
+    @property
+    def total_dialogs(self) -> int:
+        return len(self.files) * self.dialogs_per_split
+
+
+def render_dialogs(seed: int, task: int, split: str, start: int, stop: int) -> str:
+    """Dialogs ``start..stop-1`` of a file, rendered as text (each followed by a blank line)."""
+    world = build_world(seed)
+    dialogs = [generate_dialog(world, task, split, index) for index in range(start, stop)]
+    return babi_format.render_dialogs(DialogFile(dialogs))
+
+
+@dataclass(frozen=True)
+class _ShardRenderer:
+    """Picklable for Beam's worker processes."""
+
+    seed: int
+
+    def __call__(self, shard: sharded_files.Shard) -> str:
+        task, split = shard.key
+        return render_dialogs(self.seed, task, split, shard.start, shard.stop)
+
+
+def shards(plan: GenerationPlan) -> list[sharded_files.Shard]:
+    return [shard for task, split in plan.files
+            for shard in sharded_files.shards_of(dialog_file_name(task, split), (task, split),
+                                                 plan.dialogs_per_split, SHARD_SIZE)]
+
+
+def _write_side_files(out: Path, seed: int) -> None:
+    world = build_world(seed)
+    babi_format.write_candidates(out / SHARED_CANDIDATES, CandidateFile(world.candidates()))
+    babi_format.write_kb(out / SHARED_KB, KBFile(world.kb.facts() + world.kb_oov.facts()))
+
+
+def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
+    """Generate a corpus with the chosen runner: ``local``, ``beam``, or ``auto`` (Beam for large corpora).
+
+    Returns the written dialog files; the candidates and KB files are written beside them.
+    """
+    sharded_files.choose_runner(runner, plan.total_dialogs, beam_args)  # a bad runner fails before any work
+    written = sharded_files.write_files(shards(plan), _ShardRenderer(plan.seed), out, runner, beam_args)
+    _write_side_files(Path(out), plan.seed)
+    return written

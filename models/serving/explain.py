@@ -1,0 +1,81 @@
+"""Per-hop attention of an exported MemN2N over a dialog's memories, as in Tables 3-6 of Bordes et al. (2017)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from data.babi_format import atomic_output
+from models.examples import TurnExample, pad_batch
+from models.serving.ranker import SavedModelRanker
+
+
+@dataclass
+class TurnAttention:
+    example: TurnExample
+    predicted: str
+    attention: np.ndarray  # [hops, len(memory)], oldest memory first
+
+    @property
+    def correct(self) -> bool:
+        return self.predicted == self.example.answer
+
+
+def explain_turns(ranker: SavedModelRanker, examples: Sequence[TurnExample]) -> list[TurnAttention]:
+    """Each turn's prediction and attention, with the model's slots (most recent first) put back in time order."""
+    import tensorflow as tf
+
+    turns = []
+    for example in examples:
+        memory, speaker, query = (tf.constant(a, tf.string) for a in pad_batch([example]))
+        result = ranker.serve(memory=memory, memory_speaker=speaker, query=query)
+        slots = result["attention"].numpy()[0]  # [hops, memory_size]
+        count = len(example.memory)
+        attention = np.zeros((slots.shape[0], count))
+        kept = min(count, slots.shape[1])
+        attention[:, count - kept:] = slots[:, :kept][:, ::-1]  # slot j = j memories ago
+        turns.append(TurnAttention(example, result["responses"].numpy()[0, 0].decode("utf-8"), attention))
+    return turns
+
+
+def format_turn(turn: TurnAttention) -> str:
+    hops = turn.attention.shape[0]
+    width = max([len(text) for text in turn.example.memory] + [14])
+    header = f"{'Time':>4}  {'Locutor':<7}  {'Dialog history':<{width}}  " + "  ".join(
+        f"Hop #{h + 1}" for h in range(hops))
+    lines = [f"Bot turn {turn.example.turn} of {turn.example.dialog_id}", header, "-" * len(header)]
+    for i, (text, speaker) in enumerate(zip(turn.example.memory, turn.example.memory_speaker, strict=True)):
+        weights = "  ".join(f"{turn.attention[h, i]:6.3f}" for h in range(hops))
+        lines.append(f"{i + 1:>4}  {speaker.capitalize():<7}  {text:<{width}}  {weights}")
+    lines += [f"User input:       {turn.example.query}", f"Correct answer:   {turn.example.answer}",
+              f"Predicted answer: {turn.predicted}  [{'Correct' if turn.correct else 'Incorrect'}]"]
+    return "\n".join(lines)
+
+
+def write_heat_map(turn: TurnAttention, path: str | Path) -> None:
+    """The turn's attention as a PNG: one row per memory, one column per hop."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    memory = turn.example.memory
+    height = max(2.0, 0.28 * len(memory) + 1.5)
+    figure, axes = plt.subplots(figsize=(8, height))
+    image = axes.imshow(turn.attention.T if memory else np.zeros((1, turn.attention.shape[0])), aspect="auto",
+                        cmap="Blues", vmin=0.0, vmax=1.0)
+    axes.set_xticks(range(turn.attention.shape[0]), [f"hop {h + 1}" for h in range(turn.attention.shape[0])])
+    axes.set_yticks(range(len(memory)), [f"{i + 1} {s[0].upper()}: {t[:60]}" for i, (t, s) in
+                                         enumerate(zip(memory, turn.example.memory_speaker, strict=True))],
+                    fontsize=7)
+    verdict = "correct" if turn.correct else f"wrong (gold: {turn.example.answer})"
+    axes.set_title(f"{turn.example.dialog_id}, bot turn {turn.example.turn}: {turn.predicted} [{verdict}]",
+                   fontsize=8)
+    figure.colorbar(image, ax=axes, fraction=0.04)
+    figure.tight_layout()
+    with atomic_output(path) as handle:
+        figure.savefig(handle, format="png", dpi=120)
+    plt.close(figure)

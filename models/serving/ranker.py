@@ -1,0 +1,64 @@
+"""The one way to load an exported model: a SavedModel directory, or a TF Serving base directory of versions.
+
+``dialog evaluate``, ``explain``, ``chat``, the paper tables and the serving benchmark all load through here, and
+:class:`SavedModelRanker` calls the model exactly as a serving client would (raw text in, ranked responses out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from models.examples import TurnExample, pad_batch
+
+_VERSION = re.compile(r"\d+")
+
+
+def resolve_model_dir(directory: str | Path) -> Path:
+    """A SavedModel directory, or a TF Serving base directory (``<dir>/<version>/``): its newest version."""
+    directory = Path(directory)
+    if (directory / "saved_model.pb").is_file():
+        return directory
+    versions = sorted((int(p.name), p) for p in directory.glob("*") if _VERSION.fullmatch(p.name)
+                      and (p / "saved_model.pb").is_file()) if directory.is_dir() else []
+    if not versions:
+        raise FileNotFoundError(f"{directory}: no saved_model.pb, and not a directory of numbered model versions "
+                                "(expected a model written by dialog train, or e.g. "
+                                "pipeline_output/serving_model/memn2n)")
+    return versions[-1][1]
+
+
+def load_model(directory: str | Path) -> tuple[Path, Any]:
+    """The resolved SavedModel directory and the loaded model (its ``signatures`` are the serving ones)."""
+    resolved = resolve_model_dir(directory)
+    return resolved, tf.saved_model.load(str(resolved))
+
+
+class SavedModelRanker:
+    """An exported model as a :class:`~models.examples.Ranker`, called through its ``serving_speakers`` signature."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory, self.loaded = load_model(directory)
+        self.serve = self.loaded.signatures["serving_speakers"]
+
+    def outputs(self, examples: Sequence[TurnExample], batch_size: int = 256) -> dict[str, np.ndarray]:
+        """The signature's ``responses`` (bytes), ``scores`` and ``indices`` [N, top_k], in batches."""
+        outputs: dict[str, list[np.ndarray]] = {}
+        for start in range(0, len(examples), batch_size):
+            memory, speaker, query = pad_batch(examples[start:start + batch_size])
+            result = self.serve(memory=tf.constant(memory, tf.string), memory_speaker=tf.constant(speaker, tf.string),
+                                query=tf.constant(query, tf.string))
+            for key in ("responses", "scores", "indices"):
+                outputs.setdefault(key, []).append(result[key].numpy())
+        return {key: np.concatenate(value) for key, value in outputs.items()}
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        """The ``k`` best responses of each example (at most the model's top_k), best first."""
+        if not examples:
+            return []
+        return [[r.decode("utf-8") for r in row[:k]] for row in self.outputs(examples)["responses"]]

@@ -1,0 +1,138 @@
+"""The banking self-play generator: layout, determinism, and the guarantees the challenge sets rest on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from data import babi_format
+from data.banking.generation import BankingPlan, generate, scenarios, self_play
+from data.banking.labels import NONE, read_labels
+from data.banking.selfplay import USER, _canonical_next
+from data.banking.templates import JOINERS, USER_TEMPLATES, template_thirds
+from data.layout import discover
+from data.stats import corpus_stats
+from data.validate import validate_corpus
+from pipeline.cli import main
+
+PLAN = BankingPlan(seed=3, train_dialogs=40, dev_dialogs=10, test_dialogs=10)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("banking")
+    generate(PLAN, out)
+    return out
+
+
+def _user_utterances(path: Path) -> list[str]:
+    return [turn.user for dialog in babi_format.read_dialogs(path) for turn in dialog.turns if turn.user != "<SILENCE>"]
+
+
+def test_corpus_is_a_valid_dialog_babi_directory_with_labels(corpus: Path) -> None:
+    files = discover(corpus)[7]
+    assert files.name == "banking" and sorted(files.splits) == ["dev", "trn", "tst", "tst-OOT"]
+    assert validate_corpus(corpus).ok
+    labels = read_labels(corpus / "dialog-babi-task7-banking-labels.jsonl")
+    for split, path in files.splits.items():
+        assert len(babi_format.read_dialogs(path)) == sum(label["split"] == split for label in labels)
+    for dialog in babi_format.read_dialogs(files.splits["trn"]):
+        assert dialog.turns[-1].bot == "api_call end_call"
+        invalid_in_a_row = 0
+        for line in dialog.kb_results:
+            if line.text.endswith(" R_status invalid"):
+                invalid_in_a_row += 1
+                assert invalid_in_a_row <= 3
+            elif line.text.endswith(" R_status valid"):
+                invalid_in_a_row = 0
+
+
+def test_same_seed_same_bytes(corpus: Path, tmp_path: Path) -> None:
+    generate(PLAN, tmp_path)
+    for path in corpus.iterdir():
+        assert path.read_bytes() == (tmp_path / path.name).read_bytes(), path.name
+
+
+def test_every_challenge_dialog_marks_its_phenomenon(corpus: Path) -> None:
+    labels = read_labels(corpus / "dialog-babi-task7-banking-labels.jsonl")
+    tests = [label for label in labels if label["split"] in ("tst", "tst-OOT")]
+    assert {label["challenge"] for label in tests} == {NONE, "turn_compression", "new_api", "reordering",
+                                                      "another_slot", "audit_more"}
+    for label in tests:
+        if label["challenge"] == NONE:
+            assert label["challenge_turns"] == []
+        else:
+            assert len(label["challenge_turns"]) >= (2 if label["multiple"] else 1), label
+    assert {label["templates"] for label in tests} == {"IT", "OOT"}
+    stats = corpus_stats(corpus)
+    assert stats["banking"]["dialogs"]["transfer"]["OOT/audit_more-multiple"] == PLAN.test_dialogs
+    assert stats["banking"]["dialogs"]["account_limit"]["trn"] == PLAN.train_dialogs
+
+
+def test_no_out_of_pattern_structure_in_training() -> None:
+    for scenario, count in scenarios(PLAN, "trn"):
+        for index in range(count):
+            actions = self_play(PLAN.seed, "trn", scenario, index).actions
+            user = [a for a in actions if a.speaker == USER]
+            assert not {"affirm_inform", "inform_inform"} & {a.act for a in user}  # no compression, no audit more
+            assert (len(user[0].slots) - 1) % 2 == 1 or len(user[0].slots) == 1  # none or odd volunteered slots
+            filled: dict[str, str] = {}
+            alternative = False
+            for previous, action in zip(actions, actions[1:], strict=False):
+                if action.act == "request":
+                    alternative = alternative or action.value("slot") in ("card_type",) or (
+                        dict(action.slots).get("path") == "alternative")
+                    if previous.act != "affirm":  # the system asks in the flow's order
+                        assert action.value("slot") == _canonical_next(scenario.intent, filled, alternative)
+                if action.act == "inform" and previous.act == "request":  # the answer is the requested slot
+                    assert [slot for slot, _ in action.slots] == [previous.value("slot")]
+                if action.speaker == "api" and action.slots[0][1] == "valid":
+                    api_call = previous
+                    slot, value = api_call.slots[-1]
+                    filled[slot] = value
+
+
+def test_out_of_template_wording_never_realises_training_dialogs(corpus: Path) -> None:
+    thirds = template_thirds()
+    for form in USER_TEMPLATES:
+        assert not set(thirds[form]["OOT"]) & (set(thirds[form]["trn"]) | set(thirds[form]["dev"]))
+    training = set(_user_utterances(corpus / "dialog-babi-task7-banking-trn.txt"))
+    seen = [re.sub(r"\{\w+\}", "x", t) for form in USER_TEMPLATES for t in (*thirds[form]["trn"], *thirds[form]["dev"])]
+    oot_patterns = [re.compile(re.sub(r"\\\{\w+\\\}", r"\\S+", re.escape(template)))
+                    for form in USER_TEMPLATES for template in thirds[form]["OOT"]
+                    if len(re.sub(r"\{\w+\}", "", template).split()) >= 2]  # templates with words of their own
+    # Leave out OOT shapes that a training or development template of another form shares ("it is {x}").
+    oot_patterns = [p for p in oot_patterns if not any(p.fullmatch(shape) for shape in seen)]
+    assert oot_patterns
+    for utterance in training:
+        assert not any(pattern.fullmatch(utterance) for pattern in oot_patterns), utterance
+    affirm = "(" + "|".join(map(re.escape, USER_TEMPLATES["affirm"])) + ")"
+    joined = re.compile(re.escape(JOINERS["affirm_inform"]).replace(r"\{first\}", affirm).replace(r"\{second\}", ".+"))
+    compressed = [u for u in _user_utterances(corpus / "dialog-babi-task7-banking-tst.txt") if joined.fullmatch(u)]
+    assert compressed and not [u for u in training if joined.fullmatch(u)]
+
+
+def test_final_api_call_uses_only_validated_values(corpus: Path) -> None:
+    finals = 0
+    for dialog in babi_format.read_dialogs(corpus / "dialog-babi-task7-banking-trn.txt"):
+        validated: set[str] = set()
+        for line in dialog.lines:
+            text = getattr(line, "bot", None)
+            if text is None and line.text.endswith(" R_status valid"):
+                validated.add(line.text.split()[0])
+            if text and text.startswith("api_call transfer "):
+                finals += 1
+                assert set(text.split()[2:]) <= validated, text
+    assert finals > 0
+
+
+def test_cli_generates_banking(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["generate", "banking", "--out", str(tmp_path), "--seed", "1", "--dialogs", "5",
+                                       "--dev-dialogs", "2", "--test-dialogs", "2"])
+    assert result.exit_code == 0, result.output
+    assert validate_corpus(tmp_path).ok
+    result = CliRunner().invoke(main, ["stats", "--json", str(tmp_path)])
+    assert '"banking"' in result.output

@@ -1,0 +1,109 @@
+"""The synthetic movie world and its tasks, read back through the public-layout reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from data import sharded_files
+from data.movie import tasks as movie_tasks
+from data.movie.reader import discover_movie_corpus, read_candidates, read_dialogs, read_kb
+from data.movie.tasks import MoviePlan, generate
+from data.movie.world import build_world
+
+PLAN = MoviePlan(seed=2, scale="tiny")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("movies")
+    generate(PLAN, out)
+    return out
+
+
+def test_written_in_the_public_layout_and_read_back(corpus: Path) -> None:
+    movies = discover_movie_corpus(corpus)
+    assert sorted(movies.tasks) == [1, 2, 3, 4] and sorted(movies.candidates) == ["dev", "test"]
+    entities = movies.entity_list()
+    qa = read_dialogs(movies.tasks[1]["train"], entities)
+    assert len(qa) == 300 and all(len(d.exchanges) == 1 for d in qa)
+    assert all(len(d.exchanges) == 3 for d in read_dialogs(movies.tasks[3]["dev"], entities))
+
+
+def test_qa_answers_are_exactly_the_kb_values(corpus: Path) -> None:
+    movies = discover_movie_corpus(corpus)
+    entities = movies.entity_list()
+    triples = read_kb(movies.kb, entities)
+    directors: dict[str, set[str]] = {}
+    for t in triples:
+        if t.relation == "directed_by":
+            directors.setdefault(t.subject, set()).add(t.value)
+    checked = 0
+    for dialog in read_dialogs(movies.tasks[1]["train"], entities):
+        exchange = dialog.exchanges[0]
+        if exchange.text.startswith("who directed "):
+            title = exchange.text.removeprefix("who directed ").removesuffix("?")
+            assert set(exchange.answers) == directors[title]
+            checked += 1
+    assert checked > 0
+
+
+def test_recommendations_come_from_the_latent_factor_tastes(corpus: Path) -> None:
+    world = build_world(PLAN.seed, PLAN.scale)
+    liked_sets = [set(world.liked(u)) for u in range(len(world.users))]
+    titles = {m.title: i for i, m in enumerate(world.movies)}
+    movies = discover_movie_corpus(corpus)
+    for dialog in read_dialogs(movies.tasks[2]["test"], movies.entity_list()):
+        exchange = dialog.exchanges[0]
+        answer = titles[exchange.answers[0]]
+        mentioned = {i for t, i in titles.items() if t in exchange.text}
+        assert answer not in mentioned
+        assert any(answer in liked and mentioned <= liked for liked in liked_sets)  # one user likes them all
+
+
+def test_reddit_candidates_hold_every_true_reply(corpus: Path) -> None:
+    movies = discover_movie_corpus(corpus)
+    candidates = set(read_candidates(movies.candidates["test"]))
+    replies = {a for d in read_dialogs(movies.tasks[4]["test"]) for e in d.exchanges for a in e.answers}
+    assert replies <= candidates and len(candidates) > len(replies)
+
+
+def test_same_seed_same_bytes(corpus: Path, tmp_path: Path) -> None:
+    generate(PLAN, tmp_path)
+    for path in corpus.rglob("*.txt"):
+        assert path.read_bytes() == (tmp_path / path.relative_to(corpus)).read_bytes(), path
+
+
+def test_beam_path_writes_the_same_files_as_the_local_one(corpus: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(movie_tasks, "SHARD_SIZE", 70)  # several shards per file, joined in order
+    generate(PLAN, tmp_path, runner="beam", beam_args=("--direct_running_mode=in_memory",))
+    produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert produced == sorted(p.relative_to(corpus) for p in corpus.rglob("*") if p.is_file())  # no staging left
+    for name in produced:
+        assert (tmp_path / name).read_bytes() == (corpus / name).read_bytes(), name
+
+
+def test_paper_scale_has_the_papers_sizes_and_takes_the_beam_path(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    plan = MoviePlan(seed=0, scale="paper")
+    assert plan.count(1, "train") == 96_000 and plan.count(2, "train") == plan.count(3, "train") == 1_000_000
+    assert all(plan.count(task, split) == 10_000 for task in (1, 2, 3, 4) for split in ("dev", "test"))
+    assert sharded_files.choose_runner("auto", plan.total_examples) == "beam"
+    assert sharded_files.choose_runner("auto", PLAN.total_examples) == "local"
+    with pytest.raises(ValueError, match="runner"):
+        generate(PLAN, tmp_path, runner="spark")
+    assert not any(tmp_path.iterdir())  # the bad runner failed before writing anything
+
+
+def test_an_example_depends_on_its_index_only() -> None:
+    first = [movie_tasks.example_lines(PLAN.seed, PLAN.scale, 3, "train", i) for i in range(5)]
+    assert [movie_tasks.example_lines(PLAN.seed, PLAN.scale, 3, "train", i) for i in (4, 2)] == [first[4], first[2]]
+    assert all(len(lines) == 3 for lines in first) and len({tuple(lines) for lines in first}) == 5
+
+
+def test_a_world_where_nobody_likes_enough_movies_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(movie_tasks.World, "liked", lambda self, user: [0])
+    with pytest.raises(RuntimeError, match="too few users like enough movies"):
+        movie_tasks.example_lines(PLAN.seed, PLAN.scale, 2, "train", 0)

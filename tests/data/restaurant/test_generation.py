@@ -1,0 +1,63 @@
+"""Writing a whole restaurant corpus: the layout, determinism, and the Beam path matching the local one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from data import sharded_files
+from data.layout import SHARED_CANDIDATES, SHARED_KB, discover
+from data.restaurant import generation as restaurant_generation
+from data.restaurant.generation import GenerationPlan, generate
+from data.validate import validate_corpus
+
+PLAN = GenerationPlan(seed=3, dialogs_per_split=7)
+
+
+def file_bytes(directory: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def local_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("local")
+    generate(PLAN, out, runner="local")
+    return out
+
+
+def test_corpus_has_the_public_layout_and_validates(local_corpus: Path) -> None:
+    names = set(file_bytes(local_corpus))
+    assert {SHARED_CANDIDATES, SHARED_KB} <= names
+    assert len(names) == 22  # 5 tasks x 4 splits + candidates + KB
+    tasks = discover(local_corpus)
+    assert {task: sorted(files.splits) for task, files in tasks.items()} == {
+        task: ["dev", "trn", "tst", "tst-OOV"] for task in range(1, 6)}
+    report = validate_corpus(local_corpus)
+    assert report.ok, report.format()
+    assert report.dialogs == 5 * 4 * 7
+    assert (local_corpus / SHARED_KB).read_text().count("\n") == 8400
+
+
+def test_same_seed_same_bytes(local_corpus: Path, tmp_path: Path) -> None:
+    generate(PLAN, tmp_path, runner="local")
+    assert file_bytes(tmp_path) == file_bytes(local_corpus)
+
+
+@pytest.mark.parametrize("beam_args", [("--direct_running_mode=in_memory",), ()], ids=["in_memory", "default"])
+def test_beam_path_writes_the_same_files_as_the_local_one(local_corpus: Path, tmp_path: Path, beam_args: tuple,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(restaurant_generation, "SHARD_SIZE", 3)  # several shards per file, joined in order
+    generate(PLAN, tmp_path, runner="beam", beam_args=beam_args)
+    assert file_bytes(tmp_path) == file_bytes(local_corpus)  # no staging files left behind either
+
+
+def test_auto_runner_picks_beam_for_large_corpora(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    chosen = []
+    monkeypatch.setattr(sharded_files, "write_beam", lambda shards, render, out, args: chosen.append("beam"))
+    monkeypatch.setattr(sharded_files, "write_local", lambda shards, render, out: chosen.append("local"))
+    generate(GenerationPlan(seed=0, dialogs_per_split=10), tmp_path)
+    generate(GenerationPlan(seed=0, dialogs_per_split=100_000), tmp_path)
+    assert chosen == ["local", "beam"]
+    with pytest.raises(ValueError, match="runner"):
+        generate(PLAN, tmp_path, runner="spark")

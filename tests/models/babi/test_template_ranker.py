@@ -1,0 +1,71 @@
+"""The template ranker: lexicon learned from data, delexicalised examples, filling features, and a small fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from data.facts import corpus_facts
+from data.layout import discover
+from data.restaurant.generation import GenerationPlan, generate
+from models.babi.template_ranker import (
+    FILL_FEATURES,
+    DialogContext,
+    EntityLexicon,
+    TemplateRanker,
+    template_example,
+    value_features,
+)
+from models.examples import TaskData, best_answers, split_examples
+from models.metrics import accuracy_report
+from models.training import TrainConfig
+from tests import FIXTURES
+
+FIXTURE = FIXTURES / "task6-rules"
+
+
+@pytest.fixture(scope="module")
+def task6():
+    files = discover(FIXTURE)[6]
+    trn = split_examples(files, "trn")
+    return files, trn, EntityLexicon.learn(corpus_facts(files), [e.answer for e in trn])
+
+
+def test_lexicon_types_come_from_kb_results_and_api_call_positions(task6) -> None:
+    _, _, lexicon = task6
+    assert lexicon.types["the_oak"] == "name" and lexicon.types["thai"] == "cuisine"
+    assert lexicon.types["north"] == "location" and lexicon.types["the_oak_phone"] == "phone"
+    assert lexicon.types["korean"] == "cuisine"  # only ever an API-call argument (no result)
+    assert "4" not in lexicon.types  # ratings stay words
+    template = lexicon.delexicalise("The phone number of the_oak is the_oak_phone")
+    assert template == "The phone number of <name> is <phone>"
+
+
+def test_template_example_keeps_only_rating_lines_of_results(task6) -> None:
+    _, trn, lexicon = task6
+    example = template_example(lexicon, trn[3])  # the offer after the API call
+    assert example.memory[-2:] == ("<name> R_rating 4", "<name> R_rating 9")
+    assert example.answer == "<name> is a nice restaurant in the <location> of town serving <cuisine> food"
+
+
+def test_context_knows_the_restaurant_on_offer_and_the_best_not_yet_offered(task6) -> None:
+    _, trn, lexicon = task6
+    context = DialogContext.of(lexicon, trn[4])  # "is there anything else" after the_elm was offered
+    assert context.on_offer == "the_elm" and context.results == {"the_oak": 4, "the_elm": 9}
+    best = FILL_FEATURES.index("best_not_offered")
+    assert value_features(lexicon, context, "name", "the_oak", None)[best] == 1.0
+    assert value_features(lexicon, context, "name", "the_elm", None)[best] == 0.0
+    own = FILL_FEATURES.index("own_attribute")
+    assert value_features(lexicon, context, "location", "north", "the_oak")[own] == 1.0
+
+
+def test_learns_to_offer_restaurants_in_rating_order(tmp_path: Path) -> None:
+    generate(GenerationPlan(seed=5, dialogs_per_split=40, tasks=(3,)), tmp_path / "data", runner="local")
+    task = TaskData.load(discover(tmp_path / "data")[3])
+    trn, dev = task.split("trn"), task.split("dev")
+    config = TrainConfig(hops=2, embedding_dim=32, learning_rate=0.01, epochs=8)
+    ranker, summary = TemplateRanker.fit(task, config, tmp_path / "model", fill_epochs=20)
+    assert summary["templates"] < len(set(e.answer for e in trn))
+    accuracy = accuracy_report(dev, best_answers(ranker, dev))["per_response_accuracy"]
+    assert accuracy >= 95.0, summary

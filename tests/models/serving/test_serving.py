@@ -1,0 +1,155 @@
+"""The exported model as a server sees it: TF Serving's REST JSON, ordinary bad input, saved_model_cli, chat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from data.corpus import KBFact
+from data.kb_lookup import lookup
+from data.layout import discover
+from data.restaurant.generation import GenerationPlan, generate
+from models.examples import pad_batch, split_examples
+from models.serving.chat import ChatSession
+from models.serving.export import infer_speakers
+from models.serving.ranker import SavedModelRanker, resolve_model_dir
+from models.serving.rest import RequestError, predict
+from models.training import TrainConfig, train
+
+REQUEST = {"instances": [{"memory": ["hi", "hello what can i help you with today"],
+                          "query": "can you book a table in rome with italian food"}]}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    generate(GenerationPlan(seed=4, dialogs_per_split=8, tasks=(3,)), out, runner="local")
+    return out
+
+
+@pytest.fixture(scope="module")
+def model_dir(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("model") / "model"
+    train(discover(corpus)[3], TrainConfig(hops=1, embedding_dim=8, epochs=1, max_memory=6), out=out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def serve(model_dir: Path):
+    return tf.saved_model.load(str(model_dir)).signatures["serving_default"]
+
+
+def test_the_documented_rest_request(serve) -> None:
+    answer = predict(serve, json.loads(json.dumps(REQUEST)))
+    (row,) = answer["predictions"]
+    assert len(row["responses"]) == len(row["scores"]) == len(row["indices"]) == 10
+    assert row["scores"] == sorted(row["scores"], reverse=True)
+    assert np.asarray(row["attention"]).shape[-1] == 6  # per hop, one weight per memory slot
+
+
+def test_speakers_inferred_from_the_layout_match_the_dialogs(corpus: Path, model_dir: Path, serve) -> None:
+    examples = split_examples(discover(corpus)[3], "dev")  # KB results open each dialog
+    memory, speaker, query = pad_batch(examples)
+    np.testing.assert_array_equal(infer_speakers(tf.constant(memory, tf.string)).numpy().astype(str),
+                                  speaker.astype(str))
+    default = serve(memory=tf.constant(memory, tf.string), query=tf.constant(query, tf.string))
+    explicit = SavedModelRanker(model_dir).outputs(examples)
+    np.testing.assert_array_equal(default["indices"].numpy(), explicit["indices"])
+
+
+def test_an_empty_utterance_inside_the_history_keeps_its_place() -> None:
+    speakers = infer_speakers(tf.constant([["", "welcome", "r1 R_phone p", "i want food", "ok", ""]]))
+    assert speakers.numpy().astype(str).tolist() == [["user", "bot", "user", "user", "bot", ""]]
+
+
+@pytest.mark.parametrize("instance", [
+    {"memory": [], "query": "hi"},                                                     # empty history
+    {"memory": [f"utterance {i}" for i in range(40)], "query": "hi"},                  # longer than memory (6)
+    {"memory": ["zzyzx qwfp", "blorft"], "query": "snarfle wibble"},                   # words never seen
+    {"memory": ["hi", "hello what can i help you with today"], "query": "<SILENCE>"},  # the user said nothing
+    {"memory": ["hi"], "query": ""},                                                   # an empty query
+])
+def test_ordinary_bad_input_gets_an_answer(serve, instance: dict) -> None:
+    (row,) = predict(serve, {"instances": [instance]})["predictions"]
+    assert len(row["responses"]) == 10 and all(np.isfinite(row["scores"]))
+
+
+def test_the_most_recent_memories_are_kept(serve) -> None:
+    recent = ["hi", "hello what can i help you with today"]
+    long = predict(serve, {"instances": [{"memory": [f"old {i}" for i in range(30)] + recent[:0] + [
+        "a", "b", "c", "d", *recent], "query": "<SILENCE>"}]})
+    short = predict(serve, {"instances": [{"memory": ["a", "b", "c", "d", *recent], "query": "<SILENCE>"}]})
+    assert long["predictions"][0]["indices"] == short["predictions"][0]["indices"]
+
+
+@pytest.mark.parametrize(("request_body", "message"), [
+    ([{"query": "hi"}], "JSON object"),
+    ({"inputs": {"query": ["hi"]}}, "JSON object"),
+    ({"instances": []}, "empty"),
+    ({"instances": [{"memory": ["hi"]}]}, r"instances\[0\].query must be a string"),
+    ({"instances": [{"memory": "hi there", "query": "hi"}]}, r"instances\[0\].memory must be a list of strings"),
+    ({"instances": [{"memory": [1, 2], "query": "hi"}]}, r"instances\[0\].memory"),
+    ({"instances": [{"query": 3}]}, "got int"),
+    ({"instances": [{"query": "hi", "speaker": []}]}, "unknown fields"),
+    ({"instances": [{"memory": ["a"], "query": "hi"}, {"memory": [], "query": "hi"}]}, "different lengths"),
+])
+def test_malformed_requests_get_a_clear_error(serve, request_body, message: str) -> None:
+    with pytest.raises(RequestError, match=message):
+        predict(serve, request_body)
+
+
+def test_the_signature_refuses_the_wrong_type_or_shape(serve) -> None:
+    with pytest.raises((TypeError, ValueError, tf.errors.InvalidArgumentError), match="string"):
+        serve(memory=tf.constant([[1, 2]]), query=tf.constant(["hi"]))
+    with pytest.raises((TypeError, ValueError, tf.errors.InvalidArgumentError)):
+        serve(memory=tf.constant(["hi"]), query=tf.constant(["hi"]))  # memory must be [batch, history]
+
+
+def test_saved_model_cli_shows_and_runs_it(model_dir: Path) -> None:
+    cli = Path(sys.executable).parent / "saved_model_cli"
+    shown = subprocess.run([str(cli), "show", "--dir", str(model_dir), "--all"], capture_output=True, text=True,
+                           check=True).stdout
+    for name in ("serving_default", "serving_speakers", "serving_examples", "responses", "attention"):
+        assert name in shown
+    ran = subprocess.run([str(cli), "run", "--dir", str(model_dir), "--tag_set", "serve", "--signature_def",
+                          "serving_default", "--input_exprs",
+                          "memory=[['hi', 'hello what can i help you with today']];query=['<SILENCE>']"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "responses" in ran and "scores" in ran
+
+
+def test_kb_lookup_answers_an_api_call() -> None:
+    facts = [KBFact("r1", "R_cuisine", "italian"), KBFact("r1", "R_location", "rome"),
+             KBFact("r2", "R_cuisine", "french"), KBFact("r2", "R_location", "rome")]
+    assert lookup(facts, "api_call italian rome") == ["r1 R_cuisine italian", "r1 R_location rome"]
+    assert lookup(facts, "api_call dontcare rome") == [f.as_result_text() for f in facts]
+    assert lookup(facts, "api_call thai rome") == ["api_call no result"]
+
+
+def test_chat_keeps_the_history_and_runs_api_calls(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    facts = [KBFact("r1", "R_cuisine", "italian"), KBFact("r1", "R_rating", "7")]
+    session = ChatSession(model_dir, facts)
+    first = session.respond("hi")
+    assert [kind for kind, _ in first][0] == "bot" and session.memory[0] == "hi"
+    replies = iter(["api_call italian dontcare", "what do you think of this option: r1"])
+    monkeypatch.setattr(session, "_reply", lambda query: next(replies))
+    lines = session.respond("")
+    assert lines == [("bot", "api_call italian dontcare"), ("kb", "r1 R_cuisine italian"),
+                     ("kb", "r1 R_rating 7"), ("bot", "what do you think of this option: r1")]
+    assert session.memory[-6:] == ["<SILENCE>", "api_call italian dontcare", "r1 R_cuisine italian",
+                                   "r1 R_rating 7", "<SILENCE>", "what do you think of this option: r1"]
+
+
+def test_resolve_model_dir_picks_the_newest_version(model_dir: Path, tmp_path: Path) -> None:
+    for version in ("7", "12"):
+        (tmp_path / version).symlink_to(model_dir, target_is_directory=True)
+    (tmp_path / ".staging-13").mkdir()
+    assert resolve_model_dir(tmp_path) == tmp_path / "12"
+    with pytest.raises(FileNotFoundError, match="numbered model versions"):
+        resolve_model_dir(tmp_path / ".staging-13")
