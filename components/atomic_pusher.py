@@ -2,7 +2,8 @@
 
 The standard filesystem push copies into ``<base>/<version>/`` file by file (``saved_model.pb`` last); a run
 killed midway leaves a numbered directory that TF Serving would try to load. Here the model is copied into a
-hidden staging directory and renamed to its version number, and staging left by a killed run is removed first.
+hidden staging directory and renamed to its version number (``data.atomic.replace_directory``), and staging left
+by a killed run is removed first.
 """
 
 from __future__ import annotations
@@ -20,22 +21,19 @@ from tfx.proto import pusher_pb2
 from tfx.types import artifact_utils, standard_component_specs
 from tfx.utils import io_utils, proto_utils
 
-STAGING_PREFIX = ".staging-"
+from data.atomic import clear_leftovers, replace_directory
+from models.gfile import GFILE
 
 
 def push_atomically(model_path: str, base_directory: str) -> tuple[str, str]:
     """Copy ``model_path`` to ``base_directory/<unix time>``; returns (serving path, version)."""
     fileio.makedirs(base_directory)
-    for name in fileio.listdir(base_directory):
-        if name.rstrip("/").startswith(STAGING_PREFIX):
-            fileio.rmtree(posixpath.join(base_directory, name.rstrip("/")))
+    clear_leftovers(base_directory, fs=GFILE)
     version = int(time.time())
     while fileio.exists(posixpath.join(base_directory, str(version))):
         version += 1
-    staging = posixpath.join(base_directory, f"{STAGING_PREFIX}{version}")
-    io_utils.copy_dir(model_path, staging)
     serving_path = posixpath.join(base_directory, str(version))
-    fileio.rename(staging, serving_path)
+    replace_directory(serving_path, lambda staging: io_utils.copy_dir(model_path, staging), GFILE)
     return serving_path, str(version)
 
 

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from tfx.dsl.io import fileio
 
+from data.atomic import write_text_atomic
+from models.gfile import GFILE
+
 RESOURCES_DIR = "corpus"
 RESOURCES_FILE = "resources.json"
 
@@ -27,20 +30,10 @@ def resources_path(examples_uri: str) -> str:
     return posixpath.join(examples_uri, RESOURCES_DIR, RESOURCES_FILE)
 
 
-def write_text_atomically(path: str, text: str) -> None:
-    """Write through TFX's filesystem layer (local or ``gs://``) to a temporary name, then rename: a reader never
-    sees half a file."""
-    fileio.makedirs(posixpath.dirname(path))
-    staging = path + ".tmp"
-    with fileio.open(staging, "w") as handle:
-        handle.write(text)
-    fileio.rename(staging, path, overwrite=True)
-
-
 def write_resources(examples_uri: str, resources: CorpusResources) -> None:
-    write_text_atomically(resources_path(examples_uri), json.dumps({
+    write_text_atomic(resources_path(examples_uri), json.dumps({
         "tasks": list(resources.tasks), "candidates": list(resources.candidates),
-        "facts": [list(fact) for fact in resources.facts]}))
+        "facts": [list(fact) for fact in resources.facts]}), GFILE)
 
 
 def read_resources(examples_uri: str) -> CorpusResources:

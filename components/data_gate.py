@@ -1,6 +1,6 @@
 """DialogDataGate: stop the run on bad data, and report vocabulary drift between training and test splits.
 
-ExampleValidator only records anomalies (TFX_NOTES.md); this component reads them and raises when a blocking split
+ExampleValidator only records anomalies (it fails no run); this component reads them and raises when a blocking split
 has any, so that nothing downstream (the Trainers depend on it) runs on bad data. It also checks what TFDV cannot
 see in free text: every gold answer is a candidate (``answer_index`` >= 0), and, per dialog-bAbI split of the test
 data (``tst``, ``tst-OOV``, ...), how many of its words training never saw and the Jensen-Shannon divergence of
@@ -21,8 +21,9 @@ from tfx.dsl.component.experimental.decorators import component
 from tfx.dsl.io import fileio
 from tfx.types import artifact, artifact_utils, standard_artifacts
 
-from components.corpus_resources import write_text_atomically
+from data.atomic import write_text_atomic
 from models.features import tokenize
+from models.gfile import GFILE
 from models.tf_examples import LABEL_KEY
 
 REPORT_FILE = "data_report.json"
@@ -122,7 +123,7 @@ def DialogDataGate(  # noqa: N802 (TFX component)
     """Raises DataGateError when a blocking split has anomalies; writes the data report either way."""
     found = data_report(anomalies, examples)
     path = posixpath.join(report.uri, REPORT_FILE)
-    write_text_atomically(path, json.dumps(found, indent=1))
+    write_text_atomic(path, json.dumps(found, indent=1), GFILE)
     for name, figures in found["vocabulary_drift"].items():
         logging.info("vocabulary drift of %s from training: %s", name, figures)
     problems = blocking_problems(found, [s.strip() for s in blocking_splits.split(",") if s.strip()])

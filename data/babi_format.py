@@ -7,14 +7,12 @@ renamed into place, so an interrupted write never leaves a half-written file.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
 
+from data.atomic import write_text_atomic
 from data.corpus import (
     NO_RESULT,
     CandidateFile,
@@ -197,37 +195,6 @@ def read_candidates(path: str | os.PathLike[str]) -> CandidateFile:
 
 def read_kb(path: str | os.PathLike[str]) -> KBFile:
     return parse_kb(read_text(path), path)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A binary handle on a temporary file beside ``path``, renamed onto ``path`` when the block succeeds.
-
-    On any failure the temporary file is removed and ``path`` keeps its previous content (or stays absent).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; the result gets a new file's usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` as UTF-8 to ``path`` through a temporary file and a rename."""
-    with atomic_output(path) as handle:
-        handle.write(text.encode("utf-8"))
 
 
 def write_dialogs(path: str | os.PathLike[str], dialog_file: DialogFile) -> None:

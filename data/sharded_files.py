@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from data import babi_format
+from data.atomic import atomic_output
 
 # Above this many examples (or dialogs) in all, `runner="auto"` picks Beam.
 BEAM_THRESHOLD = 50_000
@@ -62,7 +62,7 @@ def write_local(shards: Sequence[Shard], render: Renderer, out: Path) -> list[Pa
     written = []
     for name in _names_in_order(shards):
         path = out / name
-        with babi_format.atomic_output(path) as target:
+        with atomic_output(path) as target:
             for shard in (s for s in shards if s.name == name):
                 target.write(render(shard).encode("utf-8"))
         written.append(path)
@@ -105,7 +105,7 @@ def write_beam(shards: Sequence[Shard], render: Renderer, out: Path, beam_args: 
 
 
 def _join_atomic(parts: Iterable[Path], path: Path) -> None:
-    with babi_format.atomic_output(path) as target:
+    with atomic_output(path) as target:
         for part in parts:
             with open(part, "rb") as source:
                 shutil.copyfileobj(source, target)

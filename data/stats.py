@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from data import babi_format
-from data.banking.labels import read_labels
+from data.banking.labels import label_counts, read_labels
 from data.corpus import Dialog, Turn, is_silence
 from data.layout import BANKING_TASK, SPLITS, TaskFiles, discover, task_labels_name
 
@@ -110,20 +110,8 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     result["candidates"] = main["candidates"]
     labels = Path(directory) / task_labels_name(BANKING_TASK)
     if BANKING_TASK in tasks and labels.is_file():
-        result["banking"] = banking_counts(read_labels(labels))
+        result["banking"] = label_counts(read_labels(labels))
     return result
-
-
-def banking_counts(labels: list[dict[str, Any]]) -> dict[str, Any]:
-    """``{"dialogs": {intent: {split_or_challenge: n}}}``: ``trn``, ``dev``, and ``IT/<challenge>``,
-    ``OOT/<challenge>`` for the tests (``-multiple`` for the multiple-OOP sets)."""
-    dialogs: dict[str, dict[str, int]] = {}
-    for label in labels:
-        key = label["split"] if label["split"] in ("trn", "dev") else (
-            f"{label['templates']}/{label['challenge']}" + ("-multiple" if label.get("multiple") else ""))
-        counts = dialogs.setdefault(label["intent"], {})
-        counts[key] = counts.get(key, 0) + 1
-    return {"dialogs": dialogs}
 
 
 def format_table(stats: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""Turn examples as tf.Examples (the feature table of DESIGN.md), and back.
+"""Turn examples as tf.Examples (one per bot turn, the features the README lists), and back.
 
 The ExampleGen writes them, the Trainer reads them back into :class:`TurnExample`, and the exported model's
 ``serving_examples`` signature parses the same feature names, so the three cannot drift apart.

@@ -1,1 +1,1 @@
-"""The `dialog` command line; `create_pipeline` and its runners join with the pipeline issue."""
+"""The `dialog` command line (cli), the TFX pipeline (create_pipeline), its profiles and its runners."""

@@ -32,7 +32,7 @@ class Profile:
 
 
 # One joint model over every selected task (they share the candidate set): MemN2N with match type, Adam at 0.001
-# (Table 9's 0.01 diverges with Adam, see the models issue), and the embeddings of Table 8's task-5 row. Up to 30
+# (Table 9's 0.01 diverges with Adam), and the embeddings of Table 8's task-5 row. Up to 30
 # epochs, stopping after 4 without a better dev accuracy (the best epoch is kept either way).
 FULL = Profile(
     name="full",

@@ -24,7 +24,7 @@ from tfx.orchestration.local.local_dag_runner import LocalDagRunner  # noqa: E40
 from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES, Profile  # noqa: E402
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
-# In-memory DirectRunner: on this 2-core machine it beat multi-processing for the whole pipeline (TFX_NOTES.md).
+# In-memory DirectRunner: on this 2-core machine it beat multi-processing for the whole pipeline (measured).
 DEFAULT_BEAM_ARGS = ("--direct_running_mode=in_memory", "--direct_num_workers=1")
 
 

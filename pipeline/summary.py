@@ -83,7 +83,7 @@ def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
 
 
 def run_summary(metadata_path: Path) -> dict[str, Any]:
-    """MemN2N's result at the top level (the issue's JSON contract); every model's under ``models``."""
+    """MemN2N's result at the top level (the README's JSON contract); every model's under ``models``."""
     store = _store(metadata_path)
     models = {model: model_summary(store, model) for model in MODELS}
     return {**models["memn2n"], "models": models, "component_seconds": component_seconds(store)}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format
+from data.atomic import write_text_atomic
 from data.banking.domain import INTENTS, sample_profile
 from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, render_labels
 from data.banking.selfplay import (
@@ -181,6 +182,6 @@ def generate(plan: BankingPlan, out: str | Path) -> list[Path]:
     babi_format.write_candidates(path, CandidateFile(sorted(candidates)))
     written.append(path)
     path = out / task_labels_name(BANKING_TASK)
-    babi_format.write_text_atomic(path, render_labels(labels))
+    write_text_atomic(path, render_labels(labels))
     written.append(path)
     return written

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 NONE = "none"
 CHALLENGES = ("turn_compression", "new_api", "reordering", "another_slot", "audit_more")
@@ -56,3 +57,15 @@ def read_labels(path: str | Path, text: str | None = None) -> list[dict]:
             raise ValueError(f"{path}:{number}: missing {sorted(missing)}")
         labels.append(label)
     return labels
+
+
+def label_counts(labels: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"dialogs": {intent: {split_or_challenge: n}}}``: ``trn``, ``dev``, and ``IT/<challenge>``,
+    ``OOT/<challenge>`` for the tests (``-multiple`` for the multiple-OOP sets)."""
+    dialogs: dict[str, dict[str, int]] = {}
+    for label in labels:
+        key = label["split"] if label["split"] in ("trn", "dev") else (
+            f"{label['templates']}/{label['challenge']}" + ("-multiple" if label.get("multiple") else ""))
+        counts = dialogs.setdefault(label["intent"], {})
+        counts[key] = counts.get(key, 0) + 1
+    return {"dialogs": dialogs}

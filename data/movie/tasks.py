@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from data import babi_format, sharded_files
+from data import sharded_files
+from data.atomic import write_text_atomic
 from data.movie.reader import CANDIDATE_SPLITS, TASK_DIRECTORIES
 from data.movie.world import Movie, World, build_world
 
@@ -259,7 +260,7 @@ def generate(plan: MoviePlan, out: str | Path, runner: str = "auto", beam_args: 
     written = sharded_files.write_files(shards(plan), _ShardRenderer(plan), out, runner, beam_args)
 
     def write(path: Path, lines: list[str]) -> None:
-        babi_format.write_text_atomic(path, "\n".join(lines) + "\n")
+        write_text_atomic(path, "\n".join(lines) + "\n")
         written.append(path)
 
     write(out / "entities.txt", world.entities())

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from data import babi_format
+from data.atomic import write_text_atomic
 from data.layout import BANKING_TASK, discover
 from models.babi.rule_based import RuleBasedSystem
 from models.babi.rule_based_dstc2 import DSTC2RuleBased
@@ -256,5 +256,5 @@ def format_csv(cells: Sequence[Cell]) -> str:
 
 def write_results(cells: Sequence[Cell], out: str | Path) -> None:
     out = Path(out)
-    babi_format.write_text_atomic(out, format_markdown(cells))
-    babi_format.write_text_atomic(out.with_suffix(".csv"), format_csv(cells))
+    write_text_atomic(out, format_markdown(cells))
+    write_text_atomic(out.with_suffix(".csv"), format_csv(cells))

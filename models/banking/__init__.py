@@ -1,0 +1,1 @@
+"""Majumdar et al. (banking self-play): single and multiple memory networks, and Tables 8-9."""

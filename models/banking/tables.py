@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from data import babi_format
+from data.atomic import write_text_atomic
 from data.banking.domain import INTENTS
 from data.banking.labels import CHALLENGES, NONE, read_labels
 from data.layout import BANKING_TASK, TaskFiles, discover, task_labels_name
@@ -159,8 +159,8 @@ def format_banking_csv(results: BankingResults) -> str:
 
 def write_banking_results(results: BankingResults, out: str | Path) -> None:
     out = Path(out)
-    babi_format.write_text_atomic(out, format_banking_markdown(results))
-    babi_format.write_text_atomic(out.with_suffix(".csv"), format_banking_csv(results))
+    write_text_atomic(out, format_banking_markdown(results))
+    write_text_atomic(out.with_suffix(".csv"), format_banking_csv(results))
 
 
 def output_path(out: Path, tasks: Sequence[int]) -> Path:

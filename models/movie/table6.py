@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from data import babi_format
+from data.atomic import write_text_atomic
 from data.layout import discover
 from data.movie.reader import MovieCorpus, discover_movie_corpus, read_candidates, read_kb
 from models.metrics import hits_at_k
@@ -238,7 +238,7 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
         values, notes = fit(corpus, entities, epochs)
         rows.append(Row(method, values, time.perf_counter() - started, notes))
         progress(f"{method}: {values} in {rows[-1].seconds:.1f} s")
-    babi_format.write_text_atomic(out, format_table6(rows))
+    write_text_atomic(out, format_table6(rows))
     return rows
 
 

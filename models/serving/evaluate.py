@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from data.babi_format import write_text_atomic
+from data.atomic import write_text_atomic
 from models.examples import Ranker, TurnExample
 from models.metrics import accuracy_report, hits_at_k
 

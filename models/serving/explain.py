@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from data.babi_format import atomic_output
+from data.atomic import atomic_output
 from models.examples import TurnExample, pad_batch
 from models.serving.ranker import SavedModelRanker
 

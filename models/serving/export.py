@@ -1,6 +1,6 @@
 """The exported SavedModel: featuriser, network and candidate set in one self-contained module.
 
-Signatures (DESIGN.md), all returning the top-k ``responses`` with their ``scores``, candidate ``indices`` and the
+Signatures, all returning the top-k ``responses`` with their ``scores``, candidate ``indices`` and the
 per-hop ``attention`` over memory slots (most recent memory first):
 
 - ``serving_default``: raw text as a TF Serving client sends it, ``memory`` [B, M] (oldest first, padded at the
@@ -11,12 +11,15 @@ per-hop ``attention`` over memory slots (most recent memory first):
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import tensorflow as tf
 
+from data.atomic import clear_leftovers, replace_directory, write_text_atomic
 from models.embeddings import SupervisedEmbeddings
 from models.features import FeatureSpec, Featurizer
+from models.gfile import GFILE
 from models.memn2n import MemN2N
 
 SPEC_ASSET = "feature_spec.json"
@@ -79,22 +82,18 @@ class DialogServingModule(tf.Module):
 
 
 def export(module: DialogServingModule, directory: str | Path) -> None:
-    """Write the SavedModel to ``directory`` (a temporary sibling first, then renamed into place)."""
-    directory = Path(directory)
-    staging = directory.with_name(f".{directory.name}.tmp")
-    if staging.exists():
-        tf.io.gfile.rmtree(str(staging))
-    tf.saved_model.save(module, str(staging), signatures={
-        "serving_default": module.serve.get_concrete_function(),
-        "serving_speakers": module.serve_speakers.get_concrete_function(),
-        "serving_examples": module.serve_examples.get_concrete_function(),
-    })
-    (staging / "assets").mkdir(exist_ok=True)
-    (staging / "assets" / SPEC_ASSET).write_text(module._spec_json)
-    if directory.exists():
-        old = directory.with_name(f".{directory.name}.old")
-        directory.rename(old)
-        staging.rename(directory)
-        tf.io.gfile.rmtree(str(old))
-    else:
-        staging.rename(directory)
+    """Write the SavedModel to ``directory`` (local or remote, e.g. ``gs://``): staged beside it, then renamed into
+    place, so a killed run never leaves half a model; staging a killed export left is cleared first."""
+    directory = os.fspath(directory)
+    parent, name = os.path.split(directory.rstrip("/"))
+    clear_leftovers(parent or ".", name, GFILE)
+
+    def write(staging: str) -> None:
+        tf.saved_model.save(module, staging, signatures={
+            "serving_default": module.serve.get_concrete_function(),
+            "serving_speakers": module.serve_speakers.get_concrete_function(),
+            "serving_examples": module.serve_examples.get_concrete_function(),
+        })
+        write_text_atomic(f"{staging}/assets/{SPEC_ASSET}", module._spec_json, GFILE)
+
+    replace_directory(directory, write, GFILE)

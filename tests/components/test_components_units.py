@@ -124,14 +124,14 @@ def test_gate_blocks_on_anomalies_and_answers_outside_candidates() -> None:
 
 
 def test_push_is_atomic_and_clears_a_killed_push(tmp_path: Path) -> None:
-    from components.atomic_pusher import STAGING_PREFIX, push_atomically
+    from components.atomic_pusher import push_atomically
 
     model = tmp_path / "model"
     (model / "variables").mkdir(parents=True)
     (model / "saved_model.pb").write_bytes(b"pb")
     (model / "variables" / "variables.index").write_bytes(b"ix")
     serving = tmp_path / "serving"
-    (serving / f"{STAGING_PREFIX}123").mkdir(parents=True)  # what a killed push leaves behind
+    (serving / ".123.tmp-0123abcd").mkdir(parents=True)  # what a killed push leaves behind
     path, version = push_atomically(str(model), str(serving))
     assert Path(path) == serving / version and version.isdigit()
     assert (serving / version / "saved_model.pb").read_bytes() == b"pb"

@@ -124,22 +124,3 @@ def test_malformed_candidate_line(text: str, line: int) -> None:
 def test_malformed_kb_line(text: str) -> None:
     with pytest.raises(FormatError, match="kb.txt:1: expected a KB fact"):
         babi_format.parse_kb(text, "kb.txt")
-
-
-def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
-    path = tmp_path / "out.txt"
-    path.write_text("old\n")
-    with pytest.raises(UnicodeEncodeError):
-        babi_format.write_text_atomic(path, "new \ud800 text\n")  # a lone surrogate cannot be encoded
-    assert path.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
-
-
-def test_atomic_write_gives_a_new_files_usual_mode_not_the_temporary_files(tmp_path: Path) -> None:
-    import os
-
-    path = tmp_path / "dialogs.txt"
-    babi_format.write_text_atomic(path, "1 hi\tthere\n")
-    mask = os.umask(0)
-    os.umask(mask)
-    assert path.stat().st_mode & 0o777 == 0o666 & ~mask

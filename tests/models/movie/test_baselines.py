@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
-import pytest
-
-from data.movie.reader import discover_movie_corpus, read_candidates, read_kb
-from data.movie.tasks import MoviePlan, generate
+from data.movie.reader import read_candidates
 from models.metrics import hits_at_k
 from models.movie.baselines import KbQa, SvdRecommender, tfidf_discussion
 from models.movie.examples import movie_examples, turn_examples
-
-
-@pytest.fixture(scope="module")
-def movies(tmp_path_factory: pytest.TempPathFactory):
-    out = tmp_path_factory.mktemp("movies")
-    generate(MoviePlan(seed=3, scale="tiny"), out)
-    corpus = discover_movie_corpus(out)
-    entities = corpus.entity_list()
-    return corpus, entities, read_kb(corpus.kb, entities)
 
 
 def test_examples_keep_the_dialog_history_and_every_answer(movies) -> None:
@@ -55,28 +41,6 @@ def test_tfidf_ranks_reddit_candidates(movies) -> None:
     ranked = tfidf_discussion(candidates, training, use_history=True).rank(turn_examples(test), 10)
     assert all(len(r) == 10 for r in ranked)
     assert hits_at_k(test, ranked, 10) > 100.0 * 10 / len(candidates)
-
-
-def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
-    from click.testing import CliRunner
-
-    from pipeline.cli import main
-
-    corpus, _, _ = movies
-    out = tmp_path / "table6.md"
-    result = CliRunner().invoke(main, ["benchmark", "--data", str(corpus.root), "--out", str(out),
-                                        "--epochs", "2"])
-    assert result.exit_code == 0, result.output
-    text = out.read_text()
-    assert "| QA system | **" in text and "paper 90.7" in text and "| LSTM | **" in text
-    assert "Joint MemN2N against MemN2N trained per task: task 1 " in text and "Not run" not in text
-    assert "MemN2N task 4: 1 hop(s)" in text  # the discussion task, ranked among its candidate file
-    assert re.search(r"MemN2N task 1: 1 hop\(s\), best epoch [12]/2,", text)  # --epochs reaches the models
-    assert "| MemN2N | **" in text and "MemN2N task 3: 2 hop(s)" in text and "by exchange: exchange 1 " in text
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    result = CliRunner().invoke(main, ["benchmark", "--data", str(empty), "--out", str(out)])
-    assert result.exit_code == 1 and "neither the dialog-bAbI nor the Movie Dialog layout" in result.output
 
 
 def test_entity_text_makes_each_entity_one_token(movies) -> None:

@@ -1,0 +1,138 @@
+"""Writes a reader never sees half of: a file or a directory is written under a temporary name beside its
+destination, then renamed into place. On failure the temporary is removed and the destination keeps what it had.
+
+One implementation for every writer of the project (corpora, tables, reports, heat maps, exported and pushed
+models, the pipeline's artifacts), on the local disk by default and on any other file system through a
+:class:`FileSystem` (``models.gfile.GFILE``: TensorFlow's, for ``gs://`` and the like). Temporary names are
+``.NAME.tmp-XXXXXXXX`` and ``.NAME.old-XXXXXXXX``; :func:`clear_leftovers` removes those a killed run left, and
+nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import re
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from typing import IO, Protocol
+
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-[0-9a-f]{8}")
+
+
+class FileSystem(Protocol):
+    def open(self, path: str, mode: str) -> IO: ...
+    def exists(self, path: str) -> bool: ...
+    def isdir(self, path: str) -> bool: ...
+    def makedirs(self, path: str) -> None: ...
+    def rename(self, source: str, target: str) -> None: ...  # replaces a file ``target``
+    def remove(self, path: str) -> None: ...
+    def rmtree(self, path: str) -> None: ...
+    def listdir(self, path: str) -> list[str]: ...
+
+
+class LocalFileSystem:
+    """The local disk. A new file gets the usual mode (0666 less the umask), as ``open`` gives it."""
+
+    def open(self, path: str, mode: str) -> IO:
+        return open(path, mode)  # noqa: SIM115 (the caller closes it)
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(path)
+
+    def isdir(self, path: str) -> bool:
+        return os.path.isdir(path) and not os.path.islink(path)
+
+    def makedirs(self, path: str) -> None:
+        os.makedirs(path, exist_ok=True)
+
+    def rename(self, source: str, target: str) -> None:
+        os.replace(source, target)
+
+    def remove(self, path: str) -> None:
+        os.remove(path)
+
+    def rmtree(self, path: str) -> None:
+        shutil.rmtree(path)
+
+    def listdir(self, path: str) -> list[str]:
+        return os.listdir(path)
+
+
+LOCAL = LocalFileSystem()
+
+
+def _split(path: str | os.PathLike[str]) -> tuple[str, str]:
+    text = os.fspath(path).rstrip("/")
+    parent, name = posixpath.split(text) if "://" in text else os.path.split(text)
+    return parent or ".", name
+
+
+def _sibling(path: str | os.PathLike[str], kind: str) -> str:
+    parent, name = _split(path)
+    return (posixpath if "://" in parent else os.path).join(parent, f".{name}.{kind}-{uuid.uuid4().hex[:8]}")
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str], fs: FileSystem = LOCAL) -> Iterator[IO[bytes]]:
+    """A binary handle on a temporary file beside ``path``, renamed onto ``path`` when the block succeeds."""
+    fs.makedirs(_split(path)[0])
+    staging = _sibling(path, "tmp")
+    try:
+        with fs.open(staging, "wb") as handle:
+            yield handle
+        fs.rename(staging, os.fspath(path))
+    except BaseException:
+        if fs.exists(staging):
+            fs.remove(staging)
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str, fs: FileSystem = LOCAL) -> None:
+    """Write ``text`` as UTF-8 to ``path`` through a temporary file and a rename."""
+    with atomic_output(path, fs) as handle:
+        handle.write(text.encode("utf-8"))
+
+
+def replace_directory(path: str | os.PathLike[str], write: Callable[[str], None], fs: FileSystem = LOCAL) -> None:
+    """``write(staging)`` fills a new directory beside ``path``; then it takes ``path``'s place (a directory
+    already there is renamed aside first and removed once the new one is in)."""
+    parent, _ = _split(path)
+    fs.makedirs(parent)
+    staging = _sibling(path, "tmp")
+    try:
+        write(staging)
+    except BaseException:
+        if fs.exists(staging):
+            fs.rmtree(staging)
+        raise
+    target = os.fspath(path).rstrip("/")
+    if not fs.exists(target):
+        fs.rename(staging, target)
+        return
+    old = _sibling(path, "old")
+    fs.rename(target, old)
+    fs.rename(staging, target)
+    fs.rmtree(old)
+
+
+def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, fs: FileSystem = LOCAL) -> list[str]:
+    """Remove the temporary files and directories a killed write left in ``directory`` (those of ``name`` only,
+    when given); returns their names."""
+    directory = os.fspath(directory)
+    if not fs.exists(directory):
+        return []
+    removed = []
+    for entry in fs.listdir(directory):
+        entry = entry.rstrip("/")
+        match = _LEFTOVER.fullmatch(entry)
+        if match and (name is None or match["name"] == name):
+            full = (posixpath if "://" in directory else os.path).join(directory, entry)
+            if fs.isdir(full):
+                fs.rmtree(full)
+            else:
+                fs.remove(full)
+            removed.append(entry)
+    return removed

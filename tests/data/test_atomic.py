@@ -1,0 +1,72 @@
+"""Atomic writes: a file or directory appears whole or not at all, and only our own leftovers are cleared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from data.atomic import atomic_output, clear_leftovers, replace_directory, write_text_atomic
+
+
+def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    with pytest.raises(UnicodeEncodeError):
+        write_text_atomic(path, "new \ud800 text\n")  # a lone surrogate cannot be encoded
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_atomic_write_gives_a_new_files_usual_mode_not_the_temporary_files(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "dialogs.txt"
+    write_text_atomic(path, "1 hi\tthere\n")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_a_directory_is_replaced_whole_and_kept_when_writing_fails(tmp_path: Path) -> None:
+    target = tmp_path / "model"
+
+    def write(version: str):
+        def fill(staging: str) -> None:
+            Path(staging).mkdir()
+            (Path(staging) / "saved_model.pb").write_text(version)
+        return fill
+
+    replace_directory(target, write("1"))
+    replace_directory(target, write("2"))
+    assert (target / "saved_model.pb").read_text() == "2"
+
+    def broken(staging: str) -> None:
+        Path(staging).mkdir()
+        (Path(staging) / "half").write_text("x")
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        replace_directory(target, broken)
+    assert (target / "saved_model.pb").read_text() == "2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_clear_leftovers_removes_only_what_a_killed_write_leaves(tmp_path: Path) -> None:
+    (tmp_path / ".model.tmp-0123abcd").mkdir()
+    (tmp_path / ".model.old-89abcdef").mkdir()
+    (tmp_path / ".table.md.tmp-00000000").write_text("half")
+    keep = [".model.tmp", ".model.tmp-notours", "model", ".hidden", "notes.tmp-0123abcd"]
+    for name in keep:
+        (tmp_path / name).write_text("mine")
+    assert sorted(clear_leftovers(tmp_path, "model")) == [".model.old-89abcdef", ".model.tmp-0123abcd"]
+    assert clear_leftovers(tmp_path) == [".table.md.tmp-00000000"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
+
+
+def test_a_failed_file_write_leaves_no_temporary(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        with atomic_output(tmp_path / "sub" / "out.bin") as handle:
+            handle.write(b"half")
+            raise ValueError("killed")
+    assert list((tmp_path / "sub").iterdir()) == []
