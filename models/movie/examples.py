@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from data.movie.reader import MovieCorpus, read_dialogs
+from data.movie.reader import MovieCorpus, Triple, read_candidates, read_dialogs, read_kb
 from models.examples import BOT, USER, TurnExample
 
 PAPER_K = {1: 1, 2: 100, 3: 10, 4: 10}
@@ -38,6 +38,36 @@ def movie_examples(corpus: MovieCorpus, task: int, split: str, entities: Sequenc
                                          exchange.answers))
             history += [exchange.text, ", ".join(exchange.answers)]
     return examples
+
+
+class MovieData:
+    """A Movie Dialog corpus read once: every method of Table 6 takes its examples, KB triples and candidate files
+    from here, each file read the first time it is asked for."""
+
+    def __init__(self, corpus: MovieCorpus) -> None:
+        self.corpus = corpus
+        self.entities = corpus.entity_list()
+        self._examples: dict[tuple[int, str], list[MovieExample]] = {}
+        self._candidates: dict[str, list[str]] = {}
+        self._triples: list[Triple] | None = None
+
+    def examples(self, task: int, split: str) -> list[MovieExample]:
+        if (task, split) not in self._examples:
+            self._examples[(task, split)] = movie_examples(self.corpus, task, split, self.entities)
+        return self._examples[(task, split)]
+
+    def candidates(self, split: str) -> list[str]:
+        """Task 4's candidate file of a split."""
+        if split not in self._candidates:
+            self._candidates[split] = read_candidates(self.corpus.candidates[split])
+        return self._candidates[split]
+
+    @property
+    def triples(self) -> list[Triple]:
+        """The KB's triples (none without a KB file)."""
+        if self._triples is None:
+            self._triples = read_kb(self.corpus.kb, self.entities) if self.corpus.kb is not None else []
+        return self._triples
 
 
 def turn_examples(examples: Sequence[MovieExample], text: Callable[[str], str] = str,

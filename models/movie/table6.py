@@ -17,10 +17,10 @@ from pathlib import Path
 
 from data.atomic import write_text_atomic
 from data.layout import discover
-from data.movie.reader import MovieCorpus, discover_movie_corpus, read_candidates, read_kb
+from data.movie.reader import MovieCorpus, discover_movie_corpus
 from models.metrics import hits_at_k
 from models.movie.baselines import KbQa, SvdRecommender, tfidf_discussion
-from models.movie.examples import PAPER_K, movie_examples, turn_examples
+from models.movie.examples import PAPER_K, MovieData, turn_examples
 from models.movie.lstm import LstmConfig, MovieLstm
 from models.movie.neural import MovieRanker
 from models.training import TrainConfig
@@ -54,38 +54,38 @@ class Row:
     notes: list[str]
 
 
-def _qa(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
+def _qa(data: MovieData, epochs: int | None = None
         ) -> tuple[dict[int, float], list[str]]:
-    if 1 not in corpus.tasks or corpus.kb is None:
+    if 1 not in data.corpus.tasks or data.corpus.kb is None:
         return {}, []
-    qa = KbQa(read_kb(corpus.kb, entities), entities, movie_examples(corpus, 1, "train", entities))
-    test = movie_examples(corpus, 1, "test", entities)
+    qa = KbQa(data.triples, data.entities, data.examples(1, "train"))
+    test = data.examples(1, "test")
     return {1: hits_at_k(test, qa.rank(test, PAPER_K[1]), PAPER_K[1])}, []
 
 
-def _svd(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
+def _svd(data: MovieData, epochs: int | None = None
          ) -> tuple[dict[int, float], list[str]]:
-    if 2 not in corpus.tasks or corpus.kb is None:
+    if 2 not in data.corpus.tasks or data.corpus.kb is None:
         return {}, []
-    movies = sorted({t.subject for t in read_kb(corpus.kb, entities)})
-    svd = SvdRecommender(movies, entities, movie_examples(corpus, 2, "train", entities))
-    test = movie_examples(corpus, 2, "test", entities)
+    movies = sorted({t.subject for t in data.triples})
+    svd = SvdRecommender(movies, data.entities, data.examples(2, "train"))
+    test = data.examples(2, "test")
     return {2: hits_at_k(test, svd.rank(test, PAPER_K[2]), PAPER_K[2])}, []
 
 
-def _ir(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
+def _ir(data: MovieData, epochs: int | None = None
         ) -> tuple[dict[int, float], list[str]]:
-    if 4 not in corpus.tasks or "test" not in corpus.candidates:
+    if 4 not in data.corpus.tasks or "test" not in data.corpus.candidates:
         return {}, []
-    training = movie_examples(corpus, 4, "train", entities)
+    training = data.examples(4, "train")
     k = PAPER_K[4]
 
     def score(split: str, use_history: bool) -> float:
-        examples = movie_examples(corpus, 4, split, entities)
-        model = tfidf_discussion(read_candidates(corpus.candidates[split]), training, use_history)
+        examples = data.examples(4, split)
+        model = tfidf_discussion(data.candidates(split), training, use_history)
         return hits_at_k(examples, model.rank(turn_examples(examples), k), k)
 
-    use_history = score("dev", True) >= score("dev", False) if "dev" in corpus.candidates else True
+    use_history = score("dev", True) >= score("dev", False) if "dev" in data.corpus.candidates else True
     test = {history: score("test", history) for history in (True, False)}
     return {4: test[use_history]}, [f"IR input: {'query and history' if use_history else 'query'} (chosen on dev); "
                                     f"test hits@{k} with the query alone {test[False]}, with the history "
@@ -99,28 +99,28 @@ def _learned_tasks(corpus: MovieCorpus) -> list[int]:
             and (t != 4 or {"dev", "test"} <= set(corpus.candidates))]
 
 
-def _splits(corpus: MovieCorpus, task: int, entities: list[str]) -> tuple[list, list, list]:
-    return tuple(movie_examples(corpus, task, split, entities) for split in ("train", "dev", "test"))
+def _splits(data: MovieData, task: int) -> tuple[list, list, list]:
+    return tuple(data.examples(task, split) for split in ("train", "dev", "test"))
 
 
-def _among(corpus: MovieCorpus, task: int, split: str, entities: list[str]) -> list[str]:
+def _among(data: MovieData, task: int, split: str) -> list[str]:
     """What a task is ranked among: the KB entities (tasks 1-3) or the split's candidate file (task 4)."""
-    return read_candidates(corpus.candidates[split]) if task == 4 else entities
+    return data.candidates(split) if task == 4 else data.entities
 
 
-def _sentences(corpus: MovieCorpus, tasks: list[int], entities: list[str]) -> list[str]:
+def _sentences(data: MovieData, tasks: list[int]) -> list[str]:
     """Task 4's reply candidates when it is among ``tasks``: the training replies, then both candidate files."""
     if 4 not in tasks:
         return []
-    replies = [a for e in movie_examples(corpus, 4, "train", entities) for a in e.answers]
-    return list(dict.fromkeys([*replies, *(c for split in ("dev", "test") for c in _among(corpus, 4, split, []))]))
+    replies = [a for e in data.examples(4, "train") for a in e.answers]
+    return list(dict.fromkeys([*replies, *(c for split in ("dev", "test") for c in data.candidates(split))]))
 
 
-def _score(model: MovieRanker | MovieLstm, corpus: MovieCorpus, task: int, split: str, examples: list,
-           entities: list[str]) -> tuple[float, list[list[str]]]:
+def _score(model: MovieRanker | MovieLstm, data: MovieData, task: int, split: str,
+           examples: list) -> tuple[float, list[list[str]]]:
     """hits@k of the task's split, each example ranked among the split's candidates, and the rankings."""
     k = PAPER_K[task]
-    ranked = model.rank(examples, k, among=_among(corpus, task, split, entities))
+    ranked = model.rank(examples, k, among=_among(data, task, split))
     return hits_at_k(examples, ranked, k), ranked
 
 
@@ -133,87 +133,85 @@ def by_exchange(examples: list, ranked: list[list[str]], k: int) -> str:
     return ", ".join(parts)
 
 
-def _embeddings(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
+def _embeddings(data: MovieData, epochs: int | None = None
                 ) -> tuple[dict[int, float], list[str]]:
     """Each task on its own, one or two dictionaries chosen on dev by the task's hits@k."""
     values, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="movie-embeddings-") as work:
-        for task in _learned_tasks(corpus):
-            trn, dev, test = _splits(corpus, task, entities)
+        for task in _learned_tasks(data.corpus):
+            trn, dev, test = _splits(data, task)
             k = PAPER_K[task]
             fitted = {}
             for shared in (True, False):
                 config = replace(EMBEDDINGS_CONFIG, shared_embeddings=shared, epochs=epochs or EMBEDDINGS_CONFIG.epochs)
-                model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k,
-                                        sentences=_sentences(corpus, [task], entities))
-                fitted[shared] = (_score(model, corpus, task, "dev", dev, entities)[0], model)
+                model = MovieRanker.fit(data.entities, trn, dev, config, Path(work) / f"task{task}-{shared}", top_k=k,
+                                        sentences=_sentences(data, [task]))
+                fitted[shared] = (_score(model, data, task, "dev", dev)[0], model)
             shared = max(fitted, key=lambda s: fitted[s][0])
-            values[task], ranked = _score(fitted[shared][1], corpus, task, "test", test, entities)
+            values[task], ranked = _score(fitted[shared][1], data, task, "test", test)
             notes.append(f"Supervised embeddings task {task}: {'one dictionary' if shared else 'two dictionaries'} "
                          f"(dev hits@{k} {fitted[True][0]} one, {fitted[False][0]} two)"
                          + (f"; by exchange: {by_exchange(test, ranked, k)}" if task in (3, 4) else ""))
     return values, notes
 
 
-def _memn2n(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
+def _memn2n(data: MovieData, epochs: int | None = None
             ) -> tuple[dict[int, float], list[str]]:
     """Each task on its own, with long-term KB memory (hash lookup) and the dialog history as memories."""
-    if corpus.kb is None:
+    if data.corpus.kb is None:
         return {}, []
-    triples = read_kb(corpus.kb, entities)
     values, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="movie-memn2n-") as work:
-        for task in _learned_tasks(corpus):
-            trn, dev, test = _splits(corpus, task, entities)
+        for task in _learned_tasks(data.corpus):
+            trn, dev, test = _splits(data, task)
             k = PAPER_K[task]
             # appendix B: 1 hop, 2-3 for task 3
             config = replace(MEMN2N_CONFIG, hops=2 if task == 3 else 1, epochs=epochs or MEMN2N_CONFIG.epochs)
-            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / f"task{task}", top_k=k, triples=triples,
-                                    sentences=_sentences(corpus, [task], entities))
-            values[task], ranked = _score(model, corpus, task, "test", test, entities)
+            model = MovieRanker.fit(data.entities, trn, dev, config, Path(work) / f"task{task}", top_k=k,
+                                    triples=data.triples, sentences=_sentences(data, [task]))
+            values[task], ranked = _score(model, data, task, "test", test)
             notes.append(f"MemN2N task {task}: {config.hops} hop(s), best epoch {model.summary['best_epoch']}/"
                          f"{config.epochs}, memory {model.summary['memory_size']}"
                          + (f"; by exchange: {by_exchange(test, ranked, k)}" if task in (3, 4) else ""))
     return values, notes
 
 
-def _lstm(corpus: MovieCorpus, entities: list[str], epochs: int | None = None
+def _lstm(data: MovieData, epochs: int | None = None
           ) -> tuple[dict[int, float], list[str]]:
     """Each task on its own: a message as the mean of the LSTM's hidden states (appendix A)."""
     values, notes = {}, []
-    for task in _learned_tasks(corpus):
-        trn, dev, test = _splits(corpus, task, entities)
+    for task in _learned_tasks(data.corpus):
+        trn, dev, test = _splits(data, task)
         config = replace(LSTM_CONFIG, learning_rate=LSTM_LEARNING_RATES[task], epochs=epochs or LSTM_CONFIG.epochs)
-        model = MovieLstm.fit(entities, trn, dev, config, sentences=_sentences(corpus, [task], entities))
-        values[task], ranked = _score(model, corpus, task, "test", test, entities)
+        model = MovieLstm.fit(data.entities, trn, dev, config, sentences=_sentences(data, [task]))
+        values[task], ranked = _score(model, data, task, "test", test)
         notes.append(f"LSTM task {task}: learning rate {config.learning_rate}, best epoch "
                      f"{model.summary['best_epoch']}/{config.epochs}"
                      + (f"; by exchange: {by_exchange(test, ranked, PAPER_K[task])}" if task in (3, 4) else ""))
     return values, notes
 
 
-Method = Callable[[MovieCorpus, list[str], int | None], tuple[dict[int, float], list[str]]]
+Method = Callable[[MovieData, int | None], tuple[dict[int, float], list[str]]]  # (corpus, epochs) -> values
 
 
 def _joint(default: TrainConfig, name: str) -> Method:
     """One model trained on every task together (the joint task), scored per task."""
 
-    def run(corpus: MovieCorpus, entities: list[str], epochs: int | None = None) -> tuple[dict[int, float], list[str]]:
+    def run(data: MovieData, epochs: int | None = None) -> tuple[dict[int, float], list[str]]:
         config = replace(default, epochs=epochs or default.epochs)
-        tasks = _learned_tasks(corpus)
-        if not tasks or (config.model == "memn2n" and corpus.kb is None):
+        tasks = _learned_tasks(data.corpus)
+        if not tasks or (config.model == "memn2n" and data.corpus.kb is None):
             return {}, []
-        triples = read_kb(corpus.kb, entities) if corpus.kb is not None else []
-        trn = [e for t in tasks for e in movie_examples(corpus, t, "train", entities)]
-        dev = [e for t in tasks for e in movie_examples(corpus, t, "dev", entities)]
+        trn = [e for t in tasks for e in data.examples(t, "train")]
+        dev = [e for t in tasks for e in data.examples(t, "dev")]
         with tempfile.TemporaryDirectory(prefix="movie-joint-") as work:
             top_k = max(PAPER_K[t] for t in tasks)
-            model = MovieRanker.fit(entities, trn, dev, config, Path(work) / "joint", top_k=top_k, triples=triples,
-                                    sentences=_sentences(corpus, tasks, entities))
+            model = MovieRanker.fit(data.entities, trn, dev, config, Path(work) / "joint", top_k=top_k,
+                                    triples=data.triples, sentences=_sentences(data, tasks))
             values = {}
             for task in tasks:
-                test = movie_examples(corpus, task, "test", entities)
-                values[task] = _score(model, corpus, task, "test", test, entities)[0]
+                test = data.examples(task, "test")
+                values[task] = _score(model, data, task, "test", test)[0]
         return values, [f"{name}: one model on tasks {', '.join(map(str, tasks))}, best epoch "
                         f"{model.summary['best_epoch']}/{config.epochs}"]
 
@@ -231,11 +229,11 @@ METHODS: dict[str, Method] = {
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print,
                         epochs: int | None = None) -> list[Row]:
     """Every method of Table 6 on the corpus; ``epochs`` overrides each learning model's own."""
-    entities = corpus.entity_list()
+    data = MovieData(corpus)
     rows = []
     for method, fit in METHODS.items():
         started = time.perf_counter()
-        values, notes = fit(corpus, entities, epochs)
+        values, notes = fit(data, epochs)
         rows.append(Row(method, values, time.perf_counter() - started, notes))
         progress(f"{method}: {values} in {rows[-1].seconds:.1f} s")
     write_text_atomic(out, format_table6(rows))
