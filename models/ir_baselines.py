@@ -120,7 +120,7 @@ class NearestNeighbour:
         """The responses to the training utterances sharing most words with ``query`` (every response, when
         none shares a word), counted."""
         overlap: Counter[int] = Counter()
-        for word in set(tokenize(query)):
+        for word in dict.fromkeys(tokenize(query)):  # in query order: ties break the same way in every run
             for i in self.inverted.get(word, ()):
                 overlap[i] += 1
         if not overlap:
