@@ -99,7 +99,9 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, fs: FileSystem = 
 def replace_directory(path: str | os.PathLike[str], write: Callable[[str], None], fs: FileSystem = LOCAL) -> None:
     """``write(staging)`` fills a new directory beside ``path``; then it takes ``path``'s place (a directory
     already there is renamed aside first and removed once the new one is in)."""
-    parent, _ = _split(path)
+    parent, name = _split(path)
+    if name in ("", ".", ".."):
+        raise ValueError(f"{os.fspath(path)!r}: not a directory name that can be replaced")
     fs.makedirs(parent)
     staging = _sibling(path, "tmp")
     try:

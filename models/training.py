@@ -5,6 +5,7 @@ The entry used by ``dialog train`` (:func:`train`) and the TFX Trainer's ``run_f
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -22,7 +23,7 @@ from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, ca
 from models.memn2n import MemN2N
 from models.metrics import percent
 from models.presets import embeddings_preset, memn2n_preset
-from models.serving.export import DialogServingModule, export
+from models.serving.export import DialogServingModule, export, prepare_output
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,26 @@ class TrainConfig:
     shared_embeddings: bool = False
     # Stop when dev accuracy has not improved for this many epochs (None: run every epoch).
     patience: int | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse settings that cannot train (a zero size, a rate that is not a positive number) before any time
+        is spent, naming the setting."""
+        if self.model not in ("memn2n", "embeddings"):
+            raise ValueError(f"model must be memn2n or embeddings, got {self.model!r}")
+        for name in ("hops", "embedding_dim", "epochs", "batch_size", "max_memory", "negatives"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 1):
+            raise ValueError(f"patience must be a whole number >= 1 (or None), got {self.patience!r}")
+        if self.dictionaries not in (1, 2, 3):
+            raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
+        for name in ("learning_rate", "clipnorm"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not isinstance(self.margin, int | float) or not math.isfinite(self.margin) or self.margin < 0:
+            raise ValueError(f"margin must be a number >= 0, got {self.margin!r}")
 
     @classmethod
     def paper(cls, task: int, model: str = "memn2n", **overrides: Any) -> TrainConfig:
@@ -123,6 +144,10 @@ def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
     return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
 
+class TrainingDiverged(ValueError):
+    """The loss became NaN or infinite: training stops and no model is written."""
+
+
 class BestOnDev(keras.callbacks.Callback):
     """Per-response accuracy on dev after each epoch; the best epoch's weights are restored at the end.
 
@@ -141,6 +166,10 @@ class BestOnDev(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         seconds = time.perf_counter() - self._started
+        loss = float((logs or {}).get("loss", 0.0))
+        if not math.isfinite(loss):  # nothing learned is worth keeping, and nothing is exported
+            raise TrainingDiverged(f"training diverged: the loss became {loss} in epoch {epoch + 1}; lower the "
+                                   "learning rate (--learning-rate)")
         logits = self.model.predict(self.features, batch_size=self.batch_size, verbose=0)
         accuracy = percent(np.argmax(logits, axis=-1) == self.labels)
         self.history.append({"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),
@@ -165,9 +194,15 @@ def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int
 def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
           log_dir: str | None = None) -> dict[str, Any]:
     """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
+    if out is not None:
+        prepare_output(out)  # before reading anything, so a refused --out costs nothing
     if isinstance(task, TaskFiles):
         task = TaskData.load(task, splits=("trn", "dev"))
     trn, dev = task.split("trn"), task.split("dev")
+    for split, examples in (("trn", trn), ("dev", dev)):
+        if not examples:
+            raise ValueError(f"{task.files.splits[split]}: no dialog with a bot turn, nothing to "
+                             f"{'train on' if split == 'trn' else 'select the best epoch on'}")
     spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
     return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir)}
 
@@ -177,6 +212,10 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
                    top_k: int = 10) -> dict[str, Any]:
     """The training loop shared by ``dialog train`` and the TFX Trainer: fit on ``trn``, keep the best epoch
     on ``dev``, export the serving module (returning the ``top_k`` best candidates) to ``out``."""
+    if out is not None:
+        prepare_output(out)
+    if not trn or not dev:
+        raise ValueError(f"{len(trn)} training and {len(dev)} dev examples: both are needed")
     keras.utils.set_random_seed(config.seed)
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)

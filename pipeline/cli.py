@@ -201,7 +201,9 @@ def _task_files(data: Path, task: int):
 @click.option("--epochs", default=50, show_default=True, type=click.IntRange(min=1))
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="SavedModel directory.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="SavedModel directory: a new one, an empty one, or a model dialog train wrote before (replaced "
+                   "whole once the new one is written). Anything else is refused before training, never replaced.")
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
@@ -215,15 +217,15 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                  if value is not None}
     common = {"match_type": match_type, "epochs": epochs, "batch_size": batch_size, "seed": seed,
               "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words, **overrides}
-    config = (TrainConfig.paper(task, model=model_kind, **common) if preset == "paper"
-              else TrainConfig(model=model_kind, **common))
     from data.babi_format import FormatError
 
-    try:
+    try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
+        config = (TrainConfig.paper(task, model=model_kind, **common) if preset == "paper"
+                  else TrainConfig(model=model_kind, **common))
         summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(json.dumps({key: value for key, value in summary.items() if key != "history"}))
+    click.echo(json.dumps({key: value for key, value in summary.items() if key != "history"}, allow_nan=False))
 
 
 @main.command()

@@ -81,12 +81,40 @@ class DialogServingModule(tf.Module):
                          tf.sparse.to_dense(parsed["memory_speaker"], default_value=""), parsed["query"])
 
 
+class OutputRefused(ValueError):
+    """``--out`` names something that is not a model this project wrote: it is never replaced."""
+
+
+def is_exported_model(directory: str) -> bool:
+    """A SavedModel written by :func:`export` (it carries the feature spec among its assets)."""
+    return GFILE.exists(f"{directory}/saved_model.pb") and GFILE.exists(f"{directory}/assets/{SPEC_ASSET}")
+
+
+def prepare_output(directory: str | Path) -> None:
+    """Check, before any training, that a model may be written to ``directory``: a new path, an empty directory,
+    or a model exported here earlier (replaced whole once the new one is written). Anything else (a corpus, a
+    notes folder, ``.``) is refused with :class:`OutputRefused`, so no file of the user's is ever lost. Staging
+    left beside it by a killed export is cleared."""
+    path = os.fspath(directory).rstrip("/") or "/"
+    parent, name = os.path.split(path)
+    if not name or name in (".", ".."):
+        raise OutputRefused(f"{directory}: not a place for a model; give --out a new directory name")
+    clear_leftovers(parent or ".", name, GFILE)
+    if not GFILE.exists(path):
+        return
+    if not GFILE.isdir(path):
+        raise OutputRefused(f"{directory}: exists and is not a directory; give --out a new directory name")
+    if GFILE.listdir(path) and not is_exported_model(path):
+        raise OutputRefused(f"{directory}: exists and is not a model written by dialog train (no saved_model.pb with "
+                            f"assets/{SPEC_ASSET}); it is left as it is: give --out a new directory, or remove it "
+                            "yourself")
+
+
 def export(module: DialogServingModule, directory: str | Path) -> None:
     """Write the SavedModel to ``directory`` (local or remote, e.g. ``gs://``): staged beside it, then renamed into
     place, so a killed run never leaves half a model; staging a killed export left is cleared first."""
     directory = os.fspath(directory)
-    parent, name = os.path.split(directory.rstrip("/"))
-    clear_leftovers(parent or ".", name, GFILE)
+    prepare_output(directory)
 
     def write(staging: str) -> None:
         tf.saved_model.save(module, staging, signatures={

@@ -52,6 +52,12 @@ def test_a_directory_is_replaced_whole_and_kept_when_writing_fails(tmp_path: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
 
+def test_the_working_directory_is_never_replaced() -> None:
+    for name in (".", "..", "/"):
+        with pytest.raises(ValueError, match="not a directory name that can be replaced"):
+            replace_directory(name, lambda staging: None)
+
+
 def test_clear_leftovers_removes_only_what_a_killed_write_leaves(tmp_path: Path) -> None:
     (tmp_path / ".model.tmp-0123abcd").mkdir()
     (tmp_path / ".model.old-89abcdef").mkdir()

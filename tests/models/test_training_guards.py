@@ -1,0 +1,91 @@
+"""Training never destroys what it did not write, refuses settings that cannot train, and exports no model from a
+run whose loss became NaN."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from data.layout import dialog_file_name, discover
+from data.restaurant.generation import GenerationPlan, generate
+from models.serving.export import OutputRefused, prepare_output
+from models.training import TrainConfig, TrainingDiverged, train
+from pipeline.cli import main
+
+TINY = ["--task", "1", "--epochs", "1", "--embedding-dim", "8", "--hops", "1"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    generate(GenerationPlan(seed=6, dialogs_per_split=4, tasks=(1,)), out, runner="local")
+    return out
+
+
+def test_an_out_that_is_not_a_model_is_refused_and_left_alone(corpus: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # "." is the test's own folder, should the guard ever break
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ideas.txt").write_text("keep me")
+    before = sorted(p.name for p in corpus.iterdir())
+    (tmp_path / "file").write_text("x")
+    for out, message in ((notes, "is not a model written by dialog train"),
+                         (corpus, "is not a model written by dialog train"), (Path("."), "not a place for a model")):
+        result = CliRunner().invoke(main, ["train", "--data", str(corpus), *TINY, "--out", str(out)])
+        assert result.exit_code == 1 and message in result.output, result.output
+    assert (notes / "ideas.txt").read_text() == "keep me"
+    assert sorted(p.name for p in corpus.iterdir()) == before
+    with pytest.raises(OutputRefused, match="is not a directory"):
+        prepare_output(tmp_path / "file")
+
+
+def test_a_previous_model_is_replaced_and_a_killed_runs_leftovers_cleared(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "model"
+    (tmp_path / ".model.tmp-0123abcd").mkdir()  # what killed runs leave
+    (tmp_path / ".model.old-89abcdef").mkdir()
+    (tmp_path / "empty").mkdir()
+    for target in (out, out, tmp_path / "empty"):
+        result = CliRunner().invoke(main, ["train", "--data", str(corpus), *TINY, "--out", str(target)])
+        assert result.exit_code == 0, result.output
+        assert (target / "saved_model.pb").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "model"]
+
+
+@pytest.mark.parametrize(("setting", "value"), [("embedding_dim", 0), ("hops", -1), ("batch_size", 0),
+                                                ("epochs", 0), ("max_memory", 0), ("learning_rate", math.nan),
+                                                ("learning_rate", 0.0), ("learning_rate", -0.01),
+                                                ("learning_rate", math.inf), ("clipnorm", 0.0)])
+def test_settings_that_cannot_train_are_refused_by_name(setting: str, value: float) -> None:
+    with pytest.raises(ValueError, match=f"^{setting} must be"):
+        TrainConfig(**{setting: value})
+
+
+def test_the_command_line_names_a_bad_setting_before_training(corpus: Path, tmp_path: Path) -> None:
+    for option, value in (("--embedding-dim", "0"), ("--learning-rate", "nan"), ("--learning-rate", "-1")):
+        result = CliRunner().invoke(main, ["train", "--data", str(corpus), *TINY, option, value,
+                                           "--out", str(tmp_path / "m")])
+        assert result.exit_code == 1, result.output
+        assert f"Error: {option[2:].replace('-', '_')} must be a" in result.output
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_run_whose_loss_becomes_nan_exports_nothing(corpus: Path, tmp_path: Path) -> None:
+    config = TrainConfig(hops=1, embedding_dim=8, epochs=3, learning_rate=1e30)
+    with pytest.raises(TrainingDiverged, match=r"the loss became nan in epoch \d; lower the learning rate"):
+        train(discover(corpus)[1], config, out=tmp_path / "model")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_training_file_is_named(corpus: Path, tmp_path: Path) -> None:
+    data = tmp_path / "corpus"
+    data.mkdir()
+    for path in corpus.iterdir():
+        (data / path.name).write_bytes(path.read_bytes())
+    (data / dialog_file_name(1, "trn")).write_text("")
+    result = CliRunner().invoke(main, ["train", "--data", str(data), *TINY, "--out", str(tmp_path / "m")])
+    assert result.exit_code == 1, result.output
+    assert f"{data / dialog_file_name(1, 'trn')}: no dialog with a bot turn, nothing to train on" in result.output
