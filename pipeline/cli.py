@@ -243,7 +243,7 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
     try:
         examples = split_examples(_task_files(data, task), split)
         result = run_evaluation(SavedModelRanker(model_dir), examples, report)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(json.dumps(result))
 
@@ -267,7 +267,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
     try:
         examples = split_examples(_task_files(data, task), split)
         ranker = SavedModelRanker(model_dir)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     wanted = [e for e in examples if e.dialog_id.endswith(f"/{split}/{dialog_index}")]
     if not wanted:
@@ -355,17 +355,20 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, 
 def chat(model_dir: Path, kb: Path | None) -> None:
     """Talk to a model in the terminal; API calls are answered from the KB. An empty line is <SILENCE>;
     end with Ctrl-D."""
-    from data.babi_format import read_kb
+    from data.babi_format import FormatError, read_kb
     from data.layout import SHARED_KB
     from pipeline.configs import DEFAULT_DATA
 
     kb = kb or (DEFAULT_DATA / SHARED_KB if (DEFAULT_DATA / SHARED_KB).is_file() else None)
-    facts = read_kb(kb).facts if kb else []
+    try:
+        facts = read_kb(kb).facts if kb else []
+    except FormatError as error:
+        raise click.ClickException(str(error)) from None
     from models.serving.chat import ChatSession
 
     try:
         session = ChatSession(model_dir, facts)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"model {session.model_dir}; KB {kb or 'none (API calls are not answered)'}", err=True)
     while True:
@@ -374,7 +377,15 @@ def chat(model_dir: Path, kb: Path | None) -> None:
         except EOFError:
             click.echo("", err=True)
             return
-        for speaker, line in session.respond(user):
+        except UnicodeDecodeError:
+            click.echo("that line is not valid UTF-8; the conversation is kept", err=True)
+            continue
+        try:
+            produced = session.respond(user)
+        except ValueError as error:
+            click.echo(str(error), err=True)
+            continue
+        for speaker, line in produced:
             click.echo(f"{speaker + '>':<5}{line}")
 
 

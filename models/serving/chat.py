@@ -17,6 +17,7 @@ import tensorflow as tf
 from data.corpus import SILENCE, KBFact, is_api_call
 from data.kb_lookup import lookup
 from models.serving.ranker import load_model
+from models.serving.rest import is_text
 
 
 @dataclass
@@ -36,7 +37,12 @@ class ChatSession:
         return outputs["responses"][0, 0].numpy().decode("utf-8")
 
     def respond(self, user: str) -> list[tuple[str, str]]:
-        """What this user turn produces, in order: ``("bot", reply)`` and ``("kb", API output line)``."""
+        """What this user turn produces, in order: ``("bot", reply)`` and ``("kb", API output line)``.
+
+        A turn that is not valid text (undecodable input) is a ``ValueError``, and the conversation is kept as it
+        was."""
+        if not is_text(user) or "\0" in user:
+            raise ValueError("that line is not valid text (invalid UTF-8 or a NUL byte); the conversation is kept")
         query = user.strip() or SILENCE
         produced: list[tuple[str, str]] = []
         for _ in range(self.max_api_calls + 1):

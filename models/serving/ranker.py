@@ -33,10 +33,30 @@ def resolve_model_dir(directory: str | Path) -> Path:
     return versions[-1][1]
 
 
+SIGNATURES = ("serving_default", "serving_speakers", "serving_examples")
+
+
+class ModelError(ValueError):
+    """A directory that holds a SavedModel this project cannot serve (unreadable, truncated, or not ours)."""
+
+
 def load_model(directory: str | Path) -> tuple[Path, Any]:
-    """The resolved SavedModel directory and the loaded model (its ``signatures`` are the serving ones)."""
+    """The resolved SavedModel directory and the loaded model (its ``signatures`` are the serving ones).
+
+    A directory without a model is a :class:`FileNotFoundError`; a SavedModel that cannot be read (a damaged
+    ``saved_model.pb``, truncated variables) or that another program wrote (without this project's signatures)
+    is a :class:`ModelError`: one line naming the path and what is wrong."""
     resolved = resolve_model_dir(directory)
-    return resolved, tf.saved_model.load(str(resolved))
+    try:
+        loaded = tf.saved_model.load(str(resolved))
+    except Exception as error:  # protobuf, TensorFlow and OS errors alike: the model cannot be read
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+        raise ModelError(f"{resolved}: not a readable SavedModel ({type(error).__name__}: {first})") from None
+    missing = [name for name in SIGNATURES if name not in loaded.signatures]
+    if missing:
+        raise ModelError(f"{resolved}: a SavedModel, but not one dialog train wrote (no {', '.join(missing)} "
+                         "signature)")
+    return resolved, loaded
 
 
 class SavedModelRanker:

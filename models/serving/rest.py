@@ -22,6 +22,15 @@ class RequestError(ValueError):
     pass
 
 
+def is_text(value: str) -> bool:
+    """Whether ``value`` can be sent as UTF-8 (a JSON "\\ud800" escape gives a lone surrogate, which cannot)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def request_tensors(request: Any) -> dict[str, tf.Tensor]:
     """Validate a row-format request and stack it into the ``serving_default`` inputs."""
     if not isinstance(request, dict) or not isinstance(request.get("instances"), list):
@@ -43,6 +52,9 @@ def request_tensors(request: Any) -> dict[str, tf.Tensor]:
         memory = instance.get("memory", [])
         if not isinstance(memory, list) or not all(isinstance(m, str) for m in memory):
             raise RequestError(f"instances[{i}].memory must be a list of strings (the history, oldest first)")
+        for field, text in (("query", query), *((f"memory[{j}]", m) for j, m in enumerate(memory))):
+            if not is_text(text):
+                raise RequestError(f"instances[{i}].{field} is not valid Unicode text (a lone surrogate)")
         memories.append(memory)
         queries.append(query)
     width = {len(m) for m in memories}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
+from click.testing import CliRunner
 
 from data.corpus import KBFact
 from data.kb_lookup import lookup
@@ -18,9 +21,10 @@ from data.restaurant.generation import GenerationPlan, generate
 from models.examples import pad_batch, split_examples
 from models.serving.chat import ChatSession
 from models.serving.export import infer_speakers
-from models.serving.ranker import SavedModelRanker, resolve_model_dir
+from models.serving.ranker import ModelError, SavedModelRanker, resolve_model_dir
 from models.serving.rest import RequestError, predict
 from models.training import TrainConfig, train
+from pipeline.cli import main
 
 REQUEST = {"instances": [{"memory": ["hi", "hello what can i help you with today"],
                           "query": "can you book a table in rome with italian food"}]}
@@ -98,6 +102,9 @@ def test_the_most_recent_memories_are_kept(serve) -> None:
     ({"instances": [{"query": 3}]}, "got int"),
     ({"instances": [{"query": "hi", "speaker": []}]}, "unknown fields"),
     ({"instances": [{"memory": ["a"], "query": "hi"}, {"memory": [], "query": "hi"}]}, "different lengths"),
+    (json.loads('{"instances": [{"query": "hi \\ud800"}]}'), r"instances\[0\].query is not valid Unicode"),
+    (json.loads('{"instances": [{"memory": ["ok", "\\udfff"], "query": "hi"}]}'),
+     r"instances\[0\].memory\[1\] is not valid Unicode"),
 ])
 def test_malformed_requests_get_a_clear_error(serve, request_body, message: str) -> None:
     with pytest.raises(RequestError, match=message):
@@ -153,3 +160,42 @@ def test_resolve_model_dir_picks_the_newest_version(model_dir: Path, tmp_path: P
     assert resolve_model_dir(tmp_path) == tmp_path / "12"
     with pytest.raises(FileNotFoundError, match="numbered model versions"):
         resolve_model_dir(tmp_path / ".staging-13")
+
+
+def test_chat_refuses_a_line_that_is_not_text_and_keeps_the_conversation(model_dir: Path) -> None:
+    session = ChatSession(model_dir)
+    session.respond("hi")
+    kept = list(session.memory)
+    for line in ("caf\udce9", "a\0b"):  # undecodable bytes (surrogateescape) and a NUL byte
+        with pytest.raises(ValueError, match="not valid text"):
+            session.respond(line)
+        assert session.memory == kept
+
+
+def test_chat_names_a_malformed_kb_by_file_and_line(model_dir: Path, tmp_path: Path) -> None:
+    kb = tmp_path / "kb.txt"
+    kb.write_text("1 r1 R_cuisine\titalian\nr2 R_cuisine thai\n")
+    result = CliRunner().invoke(main, ["chat", "--model", str(model_dir), "--kb", str(kb)], input="")
+    assert result.exit_code == 1 and f"{kb}:2:" in result.output and "Traceback" not in result.output
+
+
+def test_a_damaged_or_foreign_model_is_one_line_naming_it(model_dir: Path, corpus: Path, tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage"
+    garbage.mkdir()
+    (garbage / "saved_model.pb").write_bytes(b"not a protocol buffer")
+    truncated = tmp_path / "truncated"
+    shutil.copytree(model_dir, truncated)
+    data = next((truncated / "variables").glob("variables.data-*"))
+    data.write_bytes(data.read_bytes()[:10])
+    foreign = tmp_path / "foreign"
+    module = tf.Module()
+    module.double = tf.function(lambda x: 2 * x, input_signature=[tf.TensorSpec([], tf.float32)])
+    tf.saved_model.save(module, str(foreign), signatures={"serving_default": module.double.get_concrete_function()})
+    for directory, message in ((garbage, "not a readable SavedModel"), (truncated, "not a readable SavedModel"),
+                               (foreign, "not one dialog train wrote (no serving_speakers, serving_examples")):
+        with pytest.raises(ModelError, match=re.escape(f"{directory}: ") + ".*" + re.escape(message)):
+            SavedModelRanker(directory)
+        result = CliRunner().invoke(main, ["evaluate", "--model", str(directory), "--data", str(corpus), "--task",
+                                           "3", "--split", "dev"])
+        assert result.exit_code == 1 and result.output.startswith(f"Error: {directory}: ") and \
+            len(result.output.strip().splitlines()) == 1, result.output
