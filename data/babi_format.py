@@ -46,12 +46,17 @@ class FormatError(ValueError):
 
 
 def decode(data: bytes, path: str | os.PathLike[str]) -> str:
-    """UTF-8 text of a file, or a FormatError naming the line with the first undecodable byte."""
+    """UTF-8 text of a file, or a FormatError naming the line with the first undecodable byte or NUL byte (no
+    utterance holds one, and the featuriser's strings cannot)."""
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise FormatError(path, line, f"not valid UTF-8 (byte 0x{data[error.start]:02x})") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise FormatError(path, text.count("\n", 0, nul) + 1, "a NUL byte (0x00) inside the text")
+    return text
 
 
 def _split_lines(text: str, path: str | os.PathLike[str]) -> tuple[list[str], bool]:
@@ -182,7 +187,12 @@ def render_kb(kb_file: KBFile) -> str:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    return decode(Path(path).read_bytes(), path)
+    """The file's text; a path that cannot be read (a directory, a broken link) is a FormatError naming it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise FormatError(path, None, f"cannot be read ({error.strerror or error})") from None
+    return decode(data, path)
 
 
 def read_dialogs(path: str | os.PathLike[str]) -> DialogFile:

@@ -109,7 +109,8 @@ def discover(directory: str | Path) -> dict[int, TaskFiles]:
     """The tasks of a corpus directory, by task number, with their split, candidate and KB files."""
     directory = Path(directory)
     try:
-        tasks = discover_names(path.name for path in directory.iterdir() if path.is_file())
+        # every entry, files or not: a split name that is a directory or a broken link is then read, and named
+        tasks = discover_names(path.name for path in directory.iterdir())
     except ValueError as error:
         raise ValueError(f"{directory}: {error}") from None
     for entry in tasks.values():

@@ -1,8 +1,13 @@
 """Check a corpus directory in the dialog-bAbI layout, file by file and across files.
 
-Checks: every task has its splits; every file is well formed and round-trips byte for byte; every gold bot
-utterance is in the task's candidate set; every KB result line is a fact of the KB (when the corpus has a KB
-file; corpora without one, such as task 6, are valid).
+Checks: every task has its splits; every file can be read, is well formed and round-trips byte for byte; every
+gold bot utterance is in the task's candidate set; every KB result line is a fact of the KB (when the corpus has a
+KB file; corpora without one, such as task 6, are valid).
+
+Findings are errors (a file that cannot be read or used: unreadable, malformed, a missing split, a gold answer
+outside the candidates) or warnings (the corpus is usable but disagrees with itself: a KB result that the KB file
+states otherwise, a duplicate candidate). The public dialog-bAbI release has such warnings (its ``tst-OOV`` files
+give some restaurants other attributes than its KB file), so warnings leave a corpus valid unless ``strict``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ class Problem:
     path: str
     line: int | None
     message: str
+    kind: str | None = None  # a warning's kind (what it is counted under); None for an error
+
+    @property
+    def is_warning(self) -> bool:
+        return self.kind is not None
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
@@ -38,23 +48,47 @@ class ValidationReport:
     turns: int = 0
 
     @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if not p.is_warning]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_warning]
+
+    @property
     def ok(self) -> bool:
-        return not self.problems
+        """No error (warnings allowed)."""
+        return not self.errors
+
+    def passes(self, strict: bool = False) -> bool:
+        return self.ok and not (strict and self.warnings)
 
     def add(self, path: Path | str, line: int | None, message: str) -> None:
         self.problems.append(Problem(str(path), line, message))
 
-    def format(self, max_per_file: int = 10) -> str:
-        lines = [f"{'OK' if self.ok else 'INVALID'}: {self.directory}: {self.files_checked} files, "
-                 f"{self.dialogs} dialogs, {self.turns} bot turns, {len(self.problems)} problems"]
+    def warn(self, path: Path | str, line: int | None, kind: str, detail: str) -> None:
+        self.problems.append(Problem(str(path), line, f"{kind}: {detail}", kind))
+
+    def format(self, max_per_file: int = 10, strict: bool = False) -> str:
+        verdict = "OK" if self.passes(strict) else "INVALID"
+        lines = [f"{verdict}: {self.directory}: {self.files_checked} files, {self.dialogs} dialogs, {self.turns} bot "
+                 f"turns, {len(self.errors)} errors, {len(self.warnings)} warnings"
+                 + (" (--strict: warnings fail)" if strict and self.warnings else "")]
         by_file: dict[str, list[Problem]] = {}
-        for problem in self.problems:
+        for problem in self.errors:
             by_file.setdefault(problem.path, []).append(problem)
         for path, problems in by_file.items():
-            lines.append(f"  {path}: {len(problems)} problem(s)")
+            lines.append(f"  {path}: {len(problems)} error(s)")
             lines.extend(f"    {problem}" for problem in problems[:max_per_file])
             if len(problems) > max_per_file:
                 lines.append(f"    ... and {len(problems) - max_per_file} more")
+        kinds: dict[tuple[str, str], list[Problem]] = {}
+        for problem in self.warnings:
+            kinds.setdefault((problem.path, problem.kind or ""), []).append(problem)
+        if kinds:
+            lines.append("  warnings, by file and kind:")
+        for (path, kind), problems in kinds.items():
+            lines.append(f"    {path}: {kind}: {len(problems)} (first: {problems[0]})")
         return "\n".join(lines)
 
 
@@ -73,7 +107,7 @@ def _read_checked(path: Path, parse: Callable[[str, Path], Any], render: Callabl
     """Parse a file and check that it round-trips; None (and a problem) when it cannot be read."""
     report.files_checked += 1
     try:
-        text = babi_format.read_text(path)
+        text = babi_format.read_text(path)  # an unreadable path (a directory, a broken link) is a FormatError too
         parsed = parse(text, path)
     except FormatError as error:
         report.add(error.path, error.line, error.message)
@@ -137,7 +171,7 @@ def _check_candidates(path: Path, report: ValidationReport) -> set[str] | None:
     for number, text in enumerate(candidate_file.candidates, start=1):
         seen[text] += 1
         if seen[text] == 2:
-            report.add(path, number, f"duplicate candidate {text!r}")
+            report.warn(path, number, "duplicate candidate", repr(text))
     return set(seen)
 
 
@@ -154,6 +188,6 @@ def _check_dialogs(path: Path, dialog_file: DialogFile, candidates: set[str] | N
         elif isinstance(line, KBResult) and kb is not None and line.fact is not None:
             entities, facts = kb
             if line.fact[0] not in entities:
-                report.add(path, number, f"KB result names an entity the KB does not have: {line.fact[0]!r}")
+                report.warn(path, number, "KB result names an entity the KB does not have", repr(line.fact[0]))
             elif line.fact not in facts:
-                report.add(path, number, f"KB result is not a fact of the KB: {line.text!r}")
+                report.warn(path, number, "KB result is not a fact of the KB", repr(line.text))

@@ -68,7 +68,7 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     mistakes = [json.loads(line) for line in report.read_text().splitlines()]
     assert len(mistakes) == round(result["turns"] * (1 - result["per_response_accuracy"] / 100))
 
-    png = tmp_path / "attention.png"
+    png = tmp_path / "figures" / "attention.png"  # a folder that does not exist yet is created
     explained = runner.invoke(main, ["explain", "--model", str(model), "--data", str(data), "--task", "1",
                                      "--dialog", "2", "--png", str(png)])
     assert explained.exit_code == 0, explained.output

@@ -69,9 +69,16 @@ def test_kb_result_with_unknown_entity_or_wrong_fact(corpus: Path) -> None:
     entity = first.split()[1]
     replace_line(path, 1, "1 resto_nowhere R_phone resto_nowhere_phone")
     replace_line(path, 2, f"2 {entity} R_address somewhere_else")
-    messages = [(p.line, p.message) for p in validate_corpus(corpus).problems]
+    report = validate_corpus(corpus)
+    messages = [(p.line, p.message) for p in report.problems]
     assert messages == [(1, "KB result names an entity the KB does not have: 'resto_nowhere'"),
                         (2, f"KB result is not a fact of the KB: '{entity} R_address somewhere_else'")]
+    # the corpus is usable, so these are warnings (as the public release's tst-OOV KB disagreements are)
+    assert report.ok and report.passes() and not report.passes(strict=True)
+    assert [p.is_warning for p in report.problems] == [True, True]
+    text = report.format()
+    assert text.startswith("OK:") and "0 errors, 2 warnings" in text
+    assert f"{path}: KB result is not a fact of the KB: 1 (first: {path}:2:" in text
 
 
 def test_missing_split_and_missing_candidates(corpus: Path) -> None:
@@ -98,9 +105,12 @@ def test_duplicate_candidate_and_bad_kb_line(corpus: Path) -> None:
     with (corpus / SHARED_CANDIDATES).open("a") as handle:
         handle.write("1 i'm on it\n")
     replace_line(corpus / SHARED_KB, 5, "1 broken")
-    found = {(Path(p.path).name, p.message.split(":")[0]) for p in validate_corpus(corpus).problems}
-    assert (SHARED_CANDIDATES, "duplicate candidate \"i'm on it\"") in found
-    assert (SHARED_KB, "expected a KB fact as '1 entity R_attribute<TAB>value'") in found
+    report = validate_corpus(corpus)
+    found = {(Path(p.path).name, p.message.split(":")[0], p.is_warning) for p in report.problems}
+    assert (SHARED_KB, "expected a KB fact as '1 entity R_attribute<TAB>value'", False) in found
+    duplicates = [p for p in report.warnings if Path(p.path).name == SHARED_CANDIDATES]
+    assert [(p.kind, p.message) for p in duplicates] == [("duplicate candidate",
+                                                          "duplicate candidate: \"i'm on it\"")]
 
 
 def test_not_a_corpus(tmp_path: Path) -> None:
@@ -127,3 +137,39 @@ def test_stats_of_a_generated_corpus(small_corpus: Path) -> None:
     assert stats["tasks"]["3"]["api_outputs"] >= 21  # at least 3 restaurants of 7 facts
     assert stats["candidate_sets"] == {SHARED_CANDIDATES: {"tasks": [1, 3], "vocabulary_size":
                                                            stats["vocabulary_size"], "candidates": 4212}}
+
+
+def test_validate_exits_0_with_warnings_and_1_with_strict(corpus: Path) -> None:
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    path = corpus / dialog_file_name(3, "trn")
+    entity = path.read_text().split("\n")[0].split()[1]
+    replace_line(path, 2, f"2 {entity} R_number six")  # a KB file and a dialog that disagree, as in the release
+    plain = CliRunner().invoke(main, ["validate", str(corpus)])
+    assert plain.exit_code == 0 and "1 warnings" in plain.output, plain.output
+    strict = CliRunner().invoke(main, ["validate", "--strict", str(corpus)])
+    assert strict.exit_code == 1 and strict.output.startswith("INVALID:"), strict.output
+
+
+def test_a_split_that_is_a_directory_or_a_broken_link_and_a_kb_that_is_a_directory(corpus: Path) -> None:
+    (corpus / dialog_file_name(1, "dev")).unlink()
+    (corpus / dialog_file_name(1, "dev")).mkdir()
+    (corpus / dialog_file_name(1, "tst")).unlink()
+    (corpus / dialog_file_name(1, "tst")).symlink_to(corpus / "nowhere.txt")
+    (corpus / SHARED_KB).unlink()
+    (corpus / SHARED_KB).mkdir()
+    report = validate_corpus(corpus)
+    found = {(Path(p.path).name, p.message) for p in report.errors}
+    assert (dialog_file_name(1, "dev"), "cannot be read (Is a directory)") in found
+    assert (dialog_file_name(1, "tst"), "cannot be read (No such file or directory)") in found
+    assert (SHARED_KB, "cannot be read (Is a directory)") in found
+    assert not report.ok
+
+
+def test_a_nul_byte_inside_an_utterance_is_named(corpus: Path) -> None:
+    path = corpus / dialog_file_name(1, "trn")
+    replace_line(path, 3, path.read_text().split("\n")[2].replace(" ", " \0", 1))
+    assert [(Path(p.path).name, p.line, p.message) for p in validate_corpus(corpus).errors] == [
+        (path.name, 3, "a NUL byte (0x00) inside the text")]
