@@ -15,6 +15,10 @@ from data import babi_format
 from data.banking.labels import label_counts, read_labels
 from data.corpus import Dialog, Turn, is_silence
 from data.layout import BANKING_TASK, SPLITS, TaskFiles, discover, task_labels_name
+from data.movie.reader import TASK_DIRECTORIES, MovieCorpus, discover_movie_corpus
+from data.movie.reader import read_candidates as read_movie_candidates
+from data.movie.reader import read_dialogs as read_movie_dialogs
+from data.movie.reader import read_kb as read_movie_kb
 
 # Table 1 of the paper; tasks 1-5 share one vocabulary and candidate set.
 PAPER_TABLE1: dict[str, dict[str, Any]] = {
@@ -80,7 +84,10 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     """
     tasks = discover(directory)
     if not tasks:
-        raise ValueError(f"{directory}: no dialog-babi-task*-*.txt files")
+        try:
+            return movie_stats(discover_movie_corpus(directory))
+        except ValueError:
+            raise ValueError(f"{directory}: no dialog-babi-task*-*.txt files, and no Movie Dialog task file") from None
     result: dict[str, Any] = {"tasks": {}, "candidate_sets": {}}
     groups: dict[str, dict[str, Any]] = {}
     for task, files in tasks.items():
@@ -114,8 +121,35 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     return result
 
 
+def movie_stats(corpus: MovieCorpus) -> dict[str, Any]:
+    """A Movie Dialog corpus described: per task, dialogs and exchanges per split; entities, KB triples, task 4's
+    candidate files."""
+    entities = corpus.entity_list()
+    tasks = {}
+    for task, splits in corpus.tasks.items():
+        dialogs = {split: read_movie_dialogs(path, entities) for split, path in splits.items()}
+        tasks[str(task)] = {
+            "name": TASK_DIRECTORIES[task], "dialogs": {split: len(found) for split, found in dialogs.items()},
+            "exchanges": {split: sum(len(d.exchanges) for d in found) for split, found in dialogs.items()}}
+    return {"layout": "movie-dialog", "tasks": tasks, "entities": len(entities),
+            "kb_triples": len(read_movie_kb(corpus.kb, entities)) if corpus.kb else 0,
+            "candidates": {split: len(read_movie_candidates(path)) for split, path in corpus.candidates.items()}}
+
+
+def format_movie_table(stats: dict[str, Any]) -> str:
+    lines = [f"Movie Dialog corpus: {stats['entities']:,} entities, {stats['kb_triples']:,} KB triples"
+             + "".join(f", {n:,} {split} candidates (task 4)" for split, n in stats["candidates"].items())]
+    for task, entry in stats["tasks"].items():
+        counts = ", ".join(f"{split} {entry['dialogs'][split]:,} dialogs / {entry['exchanges'][split]:,} exchanges"
+                           for split in entry["dialogs"])
+        lines.append(f"  task {task} ({entry['name']}): {counts}")
+    return "\n".join(lines)
+
+
 def format_table(stats: dict[str, Any]) -> str:
     """Table 1 as text: our figure, and the paper's in parentheses where it has one."""
+    if stats.get("layout") == "movie-dialog":
+        return format_movie_table(stats)
     task_ids = list(stats["tasks"])
     header = ["", *(f"T{task}" for task in task_ids)]
     rows = [header]

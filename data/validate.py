@@ -20,8 +20,22 @@ from typing import Any
 
 from data import babi_format
 from data.babi_format import FormatError
+from data.banking.labels import read_labels
 from data.corpus import DialogFile, KBResult, Line, Turn
-from data.layout import SHARED_CANDIDATES, discover, expected_splits, task_candidates_name
+from data.layout import (
+    BANKING_TASK,
+    SHARED_CANDIDATES,
+    TaskFiles,
+    discover,
+    expected_splits,
+    task_candidates_name,
+    task_labels_name,
+)
+from data.movie.reader import SPLITS as MOVIE_SPLITS
+from data.movie.reader import MovieCorpus, discover_movie_corpus, read_entities
+from data.movie.reader import read_candidates as read_movie_candidates
+from data.movie.reader import read_dialogs as read_movie_dialogs
+from data.movie.reader import read_kb as read_movie_kb
 
 
 @dataclass(frozen=True)
@@ -133,8 +147,13 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
         report.add(directory, None, str(error))
         return report
     if not tasks:
-        report.add(directory, None, "no dialog files named dialog-babi-task{N}-{name}-{split}.txt")
-        return report
+        try:
+            movie = discover_movie_corpus(directory)
+        except ValueError:
+            report.add(directory, None, "no dialog files named dialog-babi-task{N}-{name}-{split}.txt, and no "
+                                        "Movie Dialog task file (e.g. task1_qa/task1_qa_train.txt)")
+            return report
+        return validate_movie_corpus(movie, report, partial)
 
     candidate_sets: dict[Path, set[str] | None] = {}
     kbs: dict[Path, tuple[set[str], set[tuple[str, str, str]]] | None] = {}
@@ -160,6 +179,83 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
             dialog_file = _read_checked(path, babi_format.parse_dialogs, babi_format.render_dialogs, report)
             if dialog_file is not None:
                 _check_dialogs(path, dialog_file, candidates, kb, report)
+        if task == BANKING_TASK:
+            _banking_labels(files, report)
+    return report
+
+
+def _banking_labels(files: TaskFiles, report: ValidationReport) -> None:
+    """The banking task's labels sidecar: readable, and one line for every dialog of every file (no more)."""
+    path = Path(next(iter(files.splits.values()))).parent / task_labels_name(BANKING_TASK, files.name)
+    if not path.is_file():
+        report.add(path, None, "missing: the banking task's labels sidecar (one JSON line per dialog)")
+        return
+    report.files_checked += 1
+    try:
+        labels = read_labels(path, babi_format.read_text(path))
+    except FormatError as error:
+        report.add(error.path, error.line, error.message)
+        return
+    labelled = {(label["split"], label["dialog"]) for label in labels}
+    for split, split_path in files.splits.items():
+        try:
+            count = len(babi_format.read_dialogs(split_path))
+        except FormatError:
+            continue  # reported with the dialog file
+        dialogs = {(split, index) for index in range(count)}
+        if dialogs - labelled:
+            report.add(path, None, f"no label line for {len(dialogs - labelled)} dialog(s) of {split}, e.g. dialog "
+                                   f"{min(dialogs - labelled)[1]}")
+        extra = {key for key in labelled if key[0] == split} - dialogs
+        if extra:
+            report.add(path, None, f"{len(extra)} label line(s) for dialogs {split} does not have, e.g. dialog "
+                                   f"{min(extra)[1]}")
+
+
+def validate_movie_corpus(corpus: MovieCorpus, report: ValidationReport, partial: bool = False) -> ValidationReport:
+    """A corpus in the Movie Dialog layout: every file readable with its lines well formed (file and line named),
+    every task with its splits, the answers of tasks 1-3 entities of ``entities.txt`` and task 4's dev and test
+    replies in their split's candidate file (warnings: the corpus is still usable)."""
+    entities: list[str] = []
+    for path in (corpus.entities, corpus.kb, *corpus.candidates.values()):
+        if path is None:
+            continue
+        report.files_checked += 1
+        try:
+            if path == corpus.entities:
+                entities = read_entities(path)
+            elif path == corpus.kb:
+                read_movie_kb(path, entities)
+            else:
+                read_movie_candidates(path)
+        except FormatError as error:
+            report.add(error.path, error.line, error.message)
+    if corpus.entities is None:
+        report.add(corpus.root, None, "no entities.txt (the candidates of tasks 1-3)")
+    known = set(entities)
+    for task, splits in corpus.tasks.items():
+        if not partial:
+            for split in MOVIE_SPLITS:
+                if split not in splits:
+                    report.add(corpus.root, None, f"task {task}: missing split {split}")
+        replies = {split: set(read_movie_candidates(path)) for split, path in corpus.candidates.items()
+                   if task == 4 and path.is_file()}
+        for split, path in splits.items():
+            report.files_checked += 1
+            try:
+                dialogs = read_movie_dialogs(path, entities)
+            except FormatError as error:
+                report.add(error.path, error.line, error.message)
+                continue
+            report.dialogs += len(dialogs)
+            for dialog in dialogs:
+                for exchange in dialog.exchanges:
+                    report.turns += 1
+                    if task != 4 and known and not set(exchange.answers) <= known:
+                        report.warn(path, None, "answer not an entity of entities.txt",
+                                    repr(sorted(set(exchange.answers) - known)[0]))
+                    elif task == 4 and split in replies and not set(exchange.answers) & replies[split]:
+                        report.warn(path, None, "reply not in the split's candidate file", repr(exchange.answers[0]))
     return report
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from data.babi_format import FormatError
+
 NONE = "none"
 CHALLENGES = ("turn_compression", "new_api", "reordering", "another_slot", "audit_more")
 MULTIPLE_CHALLENGES = ("turn_compression", "audit_more")
@@ -43,18 +45,20 @@ def render_labels(labels: Iterable[dict]) -> str:
 
 
 def read_labels(path: str | Path, text: str | None = None) -> list[dict]:
-    """The sidecar's labels (``text`` when already read, e.g. from remote storage); a malformed line is an error
-    naming the file and line."""
+    """The sidecar's labels (``text`` when already read, e.g. from remote storage); a malformed line is a
+    :class:`FormatError` naming the file and line."""
     labels = []
     text = Path(path).read_text(encoding="utf-8") if text is None else text
     for number, line in enumerate(text.splitlines(), start=1):
         try:
             label = json.loads(line)
         except json.JSONDecodeError as error:
-            raise ValueError(f"{path}:{number}: not JSON: {error}") from None
+            raise FormatError(path, number, f"not JSON: {error}") from None
+        if not isinstance(label, dict):
+            raise FormatError(path, number, "not a JSON object")
         missing = set(REQUIRED) - set(label)
         if missing:
-            raise ValueError(f"{path}:{number}: missing {sorted(missing)}")
+            raise FormatError(path, number, f"missing {sorted(missing)}")
         labels.append(label)
     return labels
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,15 @@ def test_cli_generates_banking(tmp_path: Path) -> None:
     assert validate_corpus(tmp_path).ok
     result = CliRunner().invoke(main, ["stats", "--json", str(tmp_path)])
     assert '"banking"' in result.output
+
+
+def test_validate_checks_the_labels_sidecar(corpus: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "corpus"
+    shutil.copytree(corpus, copy)
+    sidecar = copy / "dialog-babi-task7-banking-labels.jsonl"
+    lines = sidecar.read_text().splitlines()
+    sidecar.write_text("\n".join(lines[1:]) + "\n")  # the first trn dialog loses its label
+    assert [p.message for p in validate_corpus(copy).errors] == [
+        "no label line for 1 dialog(s) of trn, e.g. dialog 0"]
+    sidecar.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+    assert [str(p) for p in validate_corpus(copy).errors][0].startswith(f"{sidecar}:2: not JSON")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,26 @@ def test_a_world_where_nobody_likes_enough_movies_is_an_error_not_a_hang(monkeyp
     monkeypatch.setattr(movie_tasks.World, "liked", lambda self, user: [0])
     with pytest.raises(RuntimeError, match="too few users like enough movies"):
         movie_tasks.example_lines(PLAN.seed, PLAN.scale, 2, "train", 0)
+
+
+def test_validate_and_stats_understand_the_movie_layout(corpus: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from data.stats import corpus_stats
+    from data.validate import validate_corpus
+    from pipeline.cli import main
+
+    report = validate_corpus(corpus)
+    assert report.passes(strict=True), report.format()
+    assert report.dialogs == sum(len(read_dialogs(p)) for s in discover_movie_corpus(corpus).tasks.values()
+                                 for p in s.values())
+    stats = corpus_stats(corpus)
+    assert stats["layout"] == "movie-dialog" and stats["tasks"]["1"]["dialogs"]["train"] == 300
+    assert "task 3 (task3_qarecs)" in CliRunner().invoke(main, ["stats", str(corpus)]).output
+    copy = tmp_path / "movies"
+    shutil.copytree(corpus, copy)
+    path = copy / "task2_recs" / "task2_recs_dev.txt"
+    lines = path.read_text().split("\n")
+    path.write_text("\n".join([lines[0], "2 no tab here", *lines[1:]]))
+    result = CliRunner().invoke(main, ["validate", str(copy)])
+    assert result.exit_code == 1 and f"{path}:2: no TAB between the text and its answers" in result.output
