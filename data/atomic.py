@@ -4,8 +4,8 @@ destination, then renamed into place. On failure the temporary is removed and th
 One implementation for every writer of the project (corpora, tables, reports, heat maps, exported and pushed
 models, the pipeline's artifacts), on the local disk by default and on any other file system through a
 :class:`FileSystem` (``models.gfile.GFILE``: TensorFlow's, for ``gs://`` and the like). Temporary names are
-``.NAME.tmp-XXXXXXXX`` and ``.NAME.old-XXXXXXXX``; :func:`clear_leftovers` removes those a killed run left, and
-nothing else.
+``.NAME.tmp-XXXXXXXX`` and ``.NAME.old-XXXXXXXX``; :func:`clear_leftovers` removes those a killed run left (and,
+beside a given NAME, the ``.NAME.tmp`` and ``.NAME.old`` that earlier versions of the export wrote), nothing else.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, 
     for entry in fs.listdir(directory):
         entry = entry.rstrip("/")
         match = _LEFTOVER.fullmatch(entry)
-        if match and (name is None or match["name"] == name):
+        if (match and (name is None or match["name"] == name)) or (name and entry in (f".{name}.tmp", f".{name}.old")):
             full = (posixpath if "://" in directory else os.path).join(directory, entry)
             if fs.isdir(full):
                 fs.rmtree(full)

@@ -374,6 +374,8 @@ def chat(model_dir: Path, kb: Path | None) -> None:
     except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"model {session.model_dir}; KB {kb or 'none (API calls are not answered)'}", err=True)
+    with contextlib.suppress(AttributeError, ValueError):  # undecodable bytes reach respond(), which refuses them
+        sys.stdin.reconfigure(errors="surrogateescape")
     while True:
         try:
             user = input("you> ")

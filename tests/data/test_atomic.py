@@ -62,10 +62,13 @@ def test_clear_leftovers_removes_only_what_a_killed_write_leaves(tmp_path: Path)
     (tmp_path / ".model.tmp-0123abcd").mkdir()
     (tmp_path / ".model.old-89abcdef").mkdir()
     (tmp_path / ".table.md.tmp-00000000").write_text("half")
-    keep = [".model.tmp", ".model.tmp-notours", "model", ".hidden", "notes.tmp-0123abcd"]
+    (tmp_path / ".model.old").mkdir()  # the names an earlier export left when killed
+    (tmp_path / ".model.tmp").mkdir()
+    keep = [".table.md.tmp", ".model.tmp-notours", "model", ".hidden", "notes.tmp-0123abcd"]
     for name in keep:
         (tmp_path / name).write_text("mine")
-    assert sorted(clear_leftovers(tmp_path, "model")) == [".model.old-89abcdef", ".model.tmp-0123abcd"]
+    assert sorted(clear_leftovers(tmp_path, "model")) == [".model.old", ".model.old-89abcdef", ".model.tmp",
+                                                          ".model.tmp-0123abcd"]
     assert clear_leftovers(tmp_path) == [".table.md.tmp-00000000"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
 
