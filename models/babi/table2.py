@@ -21,7 +21,7 @@ from data.atomic import write_text_atomic
 from data.layout import BANKING_TASK, discover
 from models.babi.rule_based import RuleBasedSystem
 from models.babi.rule_based_dstc2 import DSTC2RuleBased
-from models.babi.template_ranker import TemplateRanker
+from models.babi.template_ranker import POLICY_FEATURES, TemplateRanker
 from models.examples import Ranker, TaskData, TurnExample, best_answers
 from models.features import kb_entity_types
 from models.ir_baselines import NearestNeighbour, TfIdfMatch
@@ -36,6 +36,8 @@ METHOD_TITLES = {
     "nearest_neighbour": "Nearest neighbour", "embeddings": "Supervised embeddings",
     "memn2n": "MemN2N (no match type)", "memn2n_match": "MemN2N (+ match type)",
     "template_memn2n": "Template MemN2N + learned filling (ours)",
+    **{f"template_memn2n-no_{name}": f"Template MemN2N without {name}" for name in POLICY_FEATURES},
+    "template_memn2n-no_policy_features": "Template MemN2N without the three policy features",
 }
 # Table 2 of the paper: row -> method -> (per-response, per-dialog).
 PAPER_TABLE2: dict[str, dict[str, tuple[float, float]]] = {
@@ -128,13 +130,33 @@ def _nearest_neighbour(task: TaskData, work: Path, epochs: int) -> Fitted:
     return Fitted(NearestNeighbour(task.split("trn")))
 
 
-def _template_memn2n(task: TaskData, work: Path, epochs: int) -> Fitted:
-    config = TrainConfig.paper(task.task, learning_rate=0.001, epochs=epochs)
-    ranker, summary = TemplateRanker.fit(task, config, work / f"task{task.task}-template_memn2n")
-    model = summary["template_model"]
-    return Fitted(ranker, f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}"
-                          f"/{epochs} on dev ({model['dev_per_response_accuracy']}% of templates), "
-                          f"{model['train_seconds']} s; filling trained on {summary['filler']['examples']} turns")
+# The template ranker of each (work directory, task, epochs) of a run: the ablations share its template model and
+# lexicon and train only a filler of their own.
+_TEMPLATE_RANKERS: dict[tuple[Path, str, int], tuple[TemplateRanker, dict]] = {}
+
+
+def _template_ranker(task: TaskData, work: Path, epochs: int) -> tuple[TemplateRanker, dict]:
+    key = (work, task.files.label, epochs)
+    if key not in _TEMPLATE_RANKERS:
+        config = TrainConfig.paper(task.task, learning_rate=0.001, epochs=epochs)
+        _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, work / f"task{task.task}-template_memn2n")
+    return _TEMPLATE_RANKERS[key]
+
+
+def _template_memn2n(removed: Sequence[str] = ()) -> Method:
+    """The template ranker, or (``removed``) an ablation: the same template model, the filler without those
+    features."""
+    def fit(task: TaskData, work: Path, epochs: int) -> Fitted:
+        ranker, summary = _template_ranker(task, work, epochs)
+        model = summary["template_model"]
+        note = (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}/{epochs} on dev "
+                f"({model['dev_per_response_accuracy']}% of templates), {model['train_seconds']} s")
+        if not removed:
+            return Fitted(ranker, note + f"; filling trained on {summary['filler']['examples']} turns")
+        ablated, _ = ranker.with_filler(task.split("trn"), [f for f in ranker.features if f not in removed])
+        return Fitted(ablated, f"the template model above; filler without {', '.join(removed)}")
+
+    return fit
 
 
 def _neural(method: str) -> Method:
@@ -157,7 +179,9 @@ def _neural(method: str) -> Method:
 METHODS: dict[str, Method] = {
     "rule_based": _rule_based, "tfidf": _tfidf(False), "tfidf_type": _tfidf(True),
     "nearest_neighbour": _nearest_neighbour, "embeddings": _neural("embeddings"), "memn2n": _neural("memn2n"),
-    "memn2n_match": _neural("memn2n_match"), "template_memn2n": _template_memn2n,
+    "memn2n_match": _neural("memn2n_match"), "template_memn2n": _template_memn2n(),
+    **{f"template_memn2n-no_{name}": _template_memn2n((name,)) for name in POLICY_FEATURES},
+    "template_memn2n-no_policy_features": _template_memn2n(POLICY_FEATURES),
 }
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.
 PAPER_METHODS = ("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings", "memn2n", "memn2n_match")

@@ -27,6 +27,7 @@ from pathlib import Path
 import keras
 import numpy as np
 
+from data.atomic import write_text_atomic
 from data.corpus import NO_RESULT, is_api_call, parse_kb_result
 from models.examples import BOT, USER, TaskData, TurnExample, best_answers
 from models.features import spec_from_sentences
@@ -37,6 +38,9 @@ NAME = "name"
 SKIPPED_ATTRIBUTES = {"rating"}  # numbers that rank restaurants; kept as words
 FILL_FEATURES = ("in_query", "user_recency", "user_ever", "bot_recency", "bot_ever", "in_api_call", "in_results",
                  "rating_rank", "best_not_offered", "on_offer", "attribute_of_on_offer", "known", "own_attribute")
+# The features that encode the restaurant policy by design (offer by rating, best first, answer about the
+# restaurant on offer): named, and ablated in Table 2 (``template_memn2n-no_*``).
+POLICY_FEATURES = ("rating_rank", "best_not_offered", "attribute_of_on_offer")
 
 
 @dataclass
@@ -197,11 +201,12 @@ class TemplateRanker:
     lexicon: EntityLexicon
     templates: dict[str, list[str]]  # template -> its candidates
     template_model: SavedModelRanker
-    filler: keras.Model
+    filler: keras.Model | None
+    features: tuple[str, ...] = FILL_FEATURES  # the filling features the filler reads (fewer: an ablation)
 
     @classmethod
     def fit(cls, task: TaskData, config: TrainConfig, out: str | Path, fill_epochs: int = 10,
-            verbose: int = 0) -> tuple[TemplateRanker, dict]:
+            verbose: int = 0, features: Sequence[str] = FILL_FEATURES) -> tuple[TemplateRanker, dict]:
         """Fit on the task's ``trn``, the template model's best epoch on ``dev``; models written under ``out``."""
         trn, dev = task.split("trn"), task.split("dev")
         lexicon = EntityLexicon.learn(task.facts, [e.answer for e in trn])
@@ -214,16 +219,28 @@ class TemplateRanker:
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
         summary = fit_and_export(spec, trn_t, dev_t, config, out / "templates", verbose)
-        filler, fill_summary = cls._fit_filler(lexicon, templates, trn, fill_epochs, config.seed, verbose)
-        filler.save(out / "filler.keras")
-        (out / "lexicon.json").write_text(json.dumps({"types": lexicon.types, "attributes": lexicon.attributes}))
-        ranker = cls(lexicon, dict(templates), SavedModelRanker(out / "templates"), filler)
+        write_text_atomic(out / "lexicon.json", json.dumps({"types": lexicon.types, "attributes": lexicon.attributes}))
+        ranker = cls(lexicon, dict(templates), SavedModelRanker(out / "templates"), None, ())
+        ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs, config.seed, verbose)
+        ranker.filler.save(out / "filler.keras")
         return ranker, {"templates": len(templates), "template_model": summary, "filler": fill_summary}
+
+    def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
+                    seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:
+        """The same lexicon and template model with a filler trained on ``features`` only (the ablations)."""
+        unknown = sorted(set(features) - set(FILL_FEATURES))
+        if unknown or not features:
+            raise ValueError(f"filling features must be some of {list(FILL_FEATURES)}, got {list(features)}")
+        features = tuple(f for f in FILL_FEATURES if f in features)
+        filler, summary = self._fit_filler(self.lexicon, self.templates, trn, features, epochs, seed, verbose)
+        return replace(self, filler=filler, features=features), {**summary, "features": list(features)}
 
     @staticmethod
     def _groups(lexicon: EntityLexicon, templates: dict[str, list[str]], examples: Sequence[TurnExample],
-                chosen: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
-        """Features [N, G, F] and mask [N, G] of the candidates of each example's chosen template."""
+                chosen: Sequence[str], features: Sequence[str] = FILL_FEATURES
+                ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+        """Features [N, G, F] (``features`` of them) and mask [N, G] of the candidates of each example's chosen
+        template."""
         groups = [templates.get(t, []) for t in chosen]
         width = max((len(g) for g in groups), default=1) or 1
         x = np.zeros((len(examples), width, len(FILL_FEATURES)), np.float32)
@@ -236,18 +253,18 @@ class TemplateRanker:
             for j, candidate in enumerate(group):
                 x[i, j] = candidate_features(lexicon, context, candidate)
                 mask[i, j] = 1.0
-        return x, mask, groups
+        return x[..., [FILL_FEATURES.index(f) for f in features]], mask, groups
 
     @classmethod
     def _fit_filler(cls, lexicon: EntityLexicon, templates: dict[str, list[str]], trn: Sequence[TurnExample],
-                    epochs: int, seed: int, verbose: int) -> tuple[keras.Model, dict]:
+                    features: Sequence[str], epochs: int, seed: int, verbose: int) -> tuple[keras.Model, dict]:
         gold = [lexicon.delexicalise(e.answer) for e in trn]
         chosen = [i for i, t in enumerate(gold) if len(templates.get(t, [])) > 1 and trn[i].answer in templates[t]]
         examples = [trn[i] for i in chosen]
-        x, mask, groups = cls._groups(lexicon, templates, examples, [gold[i] for i in chosen])
+        x, mask, groups = cls._groups(lexicon, templates, examples, [gold[i] for i in chosen], features)
         y = np.array([group.index(e.answer) for e, group in zip(examples, groups, strict=True)], np.int32)
         keras.utils.set_random_seed(seed)
-        filler = build_filler(len(FILL_FEATURES))
+        filler = build_filler(len(features))
         filler.compile(optimizer=keras.optimizers.Adam(0.01),
                        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
         history = filler.fit({"features": x, "mask": mask}, y, batch_size=64, epochs=epochs, verbose=verbose)
@@ -263,7 +280,7 @@ class TemplateRanker:
             return []
         delexicalised = [template_example(self.lexicon, e) for e in examples]
         chosen = best_answers(self.template_model, delexicalised)
-        x, mask, groups = self._groups(self.lexicon, self.templates, examples, chosen)
+        x, mask, groups = self._groups(self.lexicon, self.templates, examples, chosen, self.features)
         scores = self.filler.predict({"features": x, "mask": mask}, batch_size=256, verbose=0)
         return [[group[int(i)] for i in np.argsort(-row[:len(group)], kind="stable")[:k]] if group else [template]
                 for row, group, template in zip(scores, groups, chosen, strict=True)]

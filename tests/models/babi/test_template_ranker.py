@@ -11,6 +11,7 @@ from data.layout import discover
 from data.restaurant.generation import GenerationPlan, generate
 from models.babi.template_ranker import (
     FILL_FEATURES,
+    POLICY_FEATURES,
     DialogContext,
     EntityLexicon,
     TemplateRanker,
@@ -69,3 +70,19 @@ def test_learns_to_offer_restaurants_in_rating_order(tmp_path: Path) -> None:
     assert summary["templates"] < len(set(e.answer for e in trn))
     accuracy = accuracy_report(dev, best_answers(ranker, dev))["per_response_accuracy"]
     assert accuracy >= 95.0, summary
+
+
+def test_an_ablated_filler_reads_only_the_features_left(tmp_path: Path) -> None:
+    generate(GenerationPlan(seed=5, dialogs_per_split=10, tasks=(3,)), tmp_path / "data", runner="local")
+    task = TaskData.load(discover(tmp_path / "data")[3])
+    config = TrainConfig(hops=1, embedding_dim=8, epochs=1)
+    ranker, summary = TemplateRanker.fit(task, config, tmp_path / "model", fill_epochs=1)
+    assert ranker.features == FILL_FEATURES and summary["filler"]["features"] == list(FILL_FEATURES)
+    ablated, fill = ranker.with_filler(task.split("trn"), [f for f in FILL_FEATURES if f not in POLICY_FEATURES],
+                                       epochs=1)
+    assert ablated.template_model is ranker.template_model and not set(POLICY_FEATURES) & set(ablated.features)
+    assert ablated.filler.get_layer("features").output.shape[-1] == len(FILL_FEATURES) - 3 and fill["examples"] > 0
+    dev = task.split("dev")
+    assert [len(row) for row in ablated.rank(dev, 1)] == [1] * len(dev)
+    with pytest.raises(ValueError, match="filling features must be some of"):
+        ranker.with_filler(task.split("trn"), ["no_such_feature"])
