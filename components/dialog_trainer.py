@@ -17,12 +17,13 @@ from tfx.components.trainer import executor as trainer_executor
 from tfx.components.trainer.component import Trainer
 from tfx.components.trainer.fn_args_utils import FnArgs
 from tfx.dsl.components.base import executor_spec
-from tfx.dsl.io import fileio
 from tfx.proto import trainer_pb2
 from tfx.types import artifact_utils, standard_component_specs
 
 from components.corpus_resources import read_resources
+from data.atomic import write_text_atomic
 from models.features import spec_from_sentences
+from models.gfile import GFILE
 from models.tf_examples import read_tf_examples
 from models.training import TrainConfig, fit_and_export, memory_size_for
 
@@ -52,9 +53,8 @@ def run_fn(fn_args: FnArgs) -> None:
                  config)
     summary = fit_and_export(spec, trn, dev, config, out=fn_args.serving_model_dir, verbose=2,
                              log_dir=fn_args.model_run_dir)
-    fileio.makedirs(fn_args.model_run_dir)
-    with fileio.open(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE), "w") as handle:
-        json.dump({"tasks": list(resources.tasks), **summary}, handle, indent=1)
+    write_text_atomic(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE),
+                      json.dumps({"tasks": list(resources.tasks), **summary}, indent=1), GFILE)
     logging.info("DialogTrainer: best epoch %d, dev per-response accuracy %.2f%%", summary["best_epoch"],
                  summary["dev_per_response_accuracy"])
 

@@ -73,5 +73,5 @@ def test_embeddings_learn_and_export(task1, tmp_path: Path) -> None:
     assert summary["config"]["margin"] == 0.01 and summary["config"]["negatives"] == 100  # Table 8, task 1
     first = summary["history"][0]["dev_per_response_accuracy"]
     assert summary["dev_per_response_accuracy"] > first + 15
-    result = evaluate(SavedModelRanker(tmp_path / "model"), split_examples(task1, "trn"))
-    assert result["per_response_accuracy"] > 40
+    result = evaluate(SavedModelRanker(tmp_path / "model"), split_examples(task1, "tst"))  # dialogs never seen
+    assert result["per_response_accuracy"] > 40 and result["hits_at_10"] > 85, result  # 44.0 and 90.3 written

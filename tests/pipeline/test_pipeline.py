@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from components.data_gate import DataGateError
 from data.restaurant.generation import GenerationPlan, generate
 from models.serving.rest import predict
 from models.training import TrainConfig
@@ -16,10 +17,10 @@ from pipeline.configs import Profile
 from pipeline.local_runner import run
 from pipeline.summary import run_summary
 
-# One epoch of small models: the test checks the plumbing, the benchmarks check accuracy.
+# Two epochs of small models: the test checks the plumbing (the best epoch kept), the benchmarks check accuracy.
 TINY = Profile(name="tiny",
-               memn2n=TrainConfig(model="memn2n", match_type=True, hops=1, embedding_dim=8, epochs=1),
-               embeddings=TrainConfig(model="embeddings", embedding_dim=8, negatives=10, epochs=1),
+               memn2n=TrainConfig(model="memn2n", match_type=True, hops=1, embedding_dim=8, epochs=2),
+               embeddings=TrainConfig(model="embeddings", embedding_dim=8, negatives=10, epochs=2),
                min_accuracy={"memn2n": 0.0, "embeddings": 0.0})
 
 
@@ -65,7 +66,9 @@ def test_every_artifact_is_written(finished: dict) -> None:
         assert (model / "Format-Serving" / "saved_model.pb").is_file()
         assert (model / "Format-Serving" / "assets" / "feature_spec.json").is_file()
         run_dir = _only(f"{name}Trainer/model_run/*", root)
-        assert json.loads((run_dir / "training_summary.json").read_text())["best_epoch"] == 1
+        trained = json.loads((run_dir / "training_summary.json").read_text())
+        accuracies = [epoch["dev_per_response_accuracy"] for epoch in trained["history"]]
+        assert len(accuracies) == 2 and trained["best_epoch"] == 1 + accuracies.index(max(accuracies))
         assert list(run_dir.rglob("events.out.tfevents.*"))  # TensorBoard logs
         assert _only(f"{name}Evaluator/evaluation/*", root).is_dir()
 
@@ -109,7 +112,7 @@ def test_bad_data_stops_the_run_before_training(corpus: Path, tmp_path: Path) ->
     candidates = broken / "dialog-babi-candidates.txt"
     lines = candidates.read_text().splitlines(keepends=True)
     candidates.write_text("".join(line for line in lines if line != "1 hello what can i help you with today\n"))
-    with pytest.raises(Exception, match="not in the candidate set|answer_index"):
+    with pytest.raises(DataGateError, match="not in the candidate set|answer_index"):
         run(root=tmp_path / "run", data=broken, profile=TINY)
     root = tmp_path / "run" / "pipelines" / "dialog"
     assert (root / "ExampleValidator").is_dir()
