@@ -21,7 +21,7 @@ from pipeline.summary import run_summary
 TINY = Profile(name="tiny",
                memn2n=TrainConfig(model="memn2n", match_type=True, hops=1, embedding_dim=8, epochs=2),
                embeddings=TrainConfig(model="embeddings", embedding_dim=8, negatives=10, epochs=2),
-               min_accuracy={"memn2n": 0.0, "embeddings": 0.0})
+               min_accuracy={"memn2n": 0.0, "embeddings": 1.01})  # no model reaches 101%: refused by the floor
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_the_evaluation_has_the_slices(finished: dict) -> None:
 
 def test_the_blessed_model_is_pushed_whole_and_serves(finished: dict) -> None:
     summary = finished["summary"]
-    assert summary["blessed"] and summary["models"]["embeddings"]["blessed"]
+    assert summary["blessed"]
     pushed = Path(summary["pushed_model"])
     assert pushed.parent == finished["serving_model_dir"] / "memn2n" and re.fullmatch(r"\d+", pushed.name)
     assert (pushed / "saved_model.pb").is_file() and (pushed / "variables").is_dir()
@@ -104,6 +104,13 @@ def test_a_rerun_resumes_from_the_cache(finished: dict, corpus: Path) -> None:
                       "EmbeddingsTrainer/model"):
         assert len(list((root / component).iterdir())) == 1, component  # reused, not recomputed
     assert run_summary(again["metadata"])["blessed"]
+
+
+def test_a_model_below_the_floor_is_not_pushed(finished: dict) -> None:
+    embeddings = finished["summary"]["models"]["embeddings"]
+    assert not embeddings["blessed"] and embeddings["pushed_model"] is None
+    assert not (finished["serving_model_dir"] / "embeddings").exists() or not [
+        p for p in (finished["serving_model_dir"] / "embeddings").iterdir()]
 
 
 def test_bad_data_stops_the_run_before_training(corpus: Path, tmp_path: Path) -> None:
