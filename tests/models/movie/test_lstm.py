@@ -50,9 +50,9 @@ def test_the_input_is_the_last_messages_and_the_query_left_padded(task2) -> None
     assert len(model.sequences([long])[0]) == 6  # the last max_tokens words
 
 
-def test_lstm_learns_recommendations_far_above_chance(task2) -> None:
+def test_lstm_learns_recommendations_far_above_chance(task2) -> None:  # 92.5 when written, chance 29.2
     entities, trn, dev, test = task2
     model = MovieLstm.fit(entities, trn, dev, LstmConfig(epochs=3, learning_rate=0.01))
     movies = {a for e in trn + dev + test for a in e.answers}
     hits = hits_at_k(test, model.rank(test, 100, among=entities), 100)
-    assert hits > 2 * 100 * 100 / len(entities), (hits, len(movies))  # hits@100 at random: 100 / candidates
+    assert hits > 2 * 100 * 100 / len(entities) and hits >= 85.0, (hits, len(movies))  # random: 100 / candidates
