@@ -192,7 +192,7 @@ def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int
 
 
 def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
-          log_dir: str | None = None) -> dict[str, Any]:
+          log_dir: str | None = None, top_k: int = 10) -> dict[str, Any]:
     """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
     if out is not None:
         prepare_output(out)  # before reading anything, so a refused --out costs nothing
@@ -204,7 +204,7 @@ def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | Non
             raise ValueError(f"{task.files.splits[split]}: no dialog with a bot turn, nothing to "
                              f"{'train on' if split == 'trn' else 'select the best epoch on'}")
     spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
-    return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir)}
+    return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k)}
 
 
 def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,

@@ -29,7 +29,7 @@ import numpy as np
 
 from data.atomic import write_text_atomic
 from data.corpus import NO_RESULT, is_api_call, parse_kb_result
-from models.examples import BOT, USER, TaskData, TurnExample, best_answers
+from models.examples import BOT, USER, Ranker, TaskData, TurnExample, best_answers
 from models.features import spec_from_sentences
 from models.serving.ranker import SavedModelRanker
 from models.training import TrainConfig, fit_and_export, memory_size_for
@@ -41,6 +41,8 @@ FILL_FEATURES = ("in_query", "user_recency", "user_ever", "bot_recency", "bot_ev
 # The features that encode the restaurant policy by design (offer by rating, best first, answer about the
 # restaurant on offer): named, and ablated in Table 2 (``template_memn2n-no_*``).
 POLICY_FEATURES = ("rating_rank", "best_not_offered", "attribute_of_on_offer")
+# How deep into a learned ranker's ranking :class:`RankedFilling` looks for the template's candidates.
+LEARNED_FILL_DEPTH = 200
 
 
 @dataclass
@@ -270,6 +272,10 @@ class TemplateRanker:
         history = filler.fit({"features": x, "mask": mask}, y, batch_size=64, epochs=epochs, verbose=verbose)
         return filler, {"examples": len(y), "train_accuracy": round(100 * history.history["accuracy"][-1], 2)}
 
+    def templates_of(self, examples: Sequence[TurnExample]) -> list[str]:
+        """The template model's best template for each example."""
+        return best_answers(self.template_model, [template_example(self.lexicon, e) for e in examples])
+
     def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
         """The template model's best template; its candidates, best filled first (the template itself when no
         candidate has it).
@@ -278,9 +284,27 @@ class TemplateRanker:
         61.99, 61.94 and 62.03% on task 6 dev against 62.03% for the best template alone, so it is not done.)"""
         if not examples:
             return []
-        delexicalised = [template_example(self.lexicon, e) for e in examples]
-        chosen = best_answers(self.template_model, delexicalised)
+        chosen = self.templates_of(examples)
         x, mask, groups = self._groups(self.lexicon, self.templates, examples, chosen, self.features)
         scores = self.filler.predict({"features": x, "mask": mask}, batch_size=256, verbose=0)
         return [[group[int(i)] for i in np.argsort(-row[:len(group)], kind="stable")[:k]] if group else [template]
                 for row, group, template in zip(scores, groups, chosen, strict=True)]
+
+
+@dataclass
+class RankedFilling:
+    """Filling with no hand-chosen feature: the template ranker's template, its candidates in the order another
+    ranker (a MemN2N over every candidate) ranks them; the template itself when none of them is in that ranking."""
+
+    template: TemplateRanker
+    ranker: Ranker
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        if not examples:
+            return []
+        ranked = self.ranker.rank(examples, LEARNED_FILL_DEPTH)
+        rows = []
+        for template, row in zip(self.template.templates_of(examples), ranked, strict=True):
+            group = set(self.template.templates.get(template, ()))
+            rows.append([c for c in row if c in group][:k] or [template])
+        return rows

@@ -11,9 +11,11 @@ from data.layout import discover
 from data.restaurant.generation import GenerationPlan, generate
 from models.babi.template_ranker import (
     FILL_FEATURES,
+    LEARNED_FILL_DEPTH,
     POLICY_FEATURES,
     DialogContext,
     EntityLexicon,
+    RankedFilling,
     TemplateRanker,
     template_example,
     value_features,
@@ -86,3 +88,14 @@ def test_an_ablated_filler_reads_only_the_features_left(tmp_path: Path) -> None:
     assert [len(row) for row in ablated.rank(dev, 1)] == [1] * len(dev)
     with pytest.raises(ValueError, match="filling features must be some of"):
         ranker.with_filler(task.split("trn"), ["no_such_feature"])
+
+    class Reversed:  # a learned ranker's ranking, here every candidate in reverse order
+        def rank(self, examples, k=10):
+            return [list(reversed(task.candidates))[:k] for _ in examples]
+
+    chosen = ranker.templates_of(dev)
+    filled = RankedFilling(ranker, Reversed()).rank(dev, 2)
+    for template, row in zip(chosen, filled, strict=True):
+        group = ranker.templates.get(template, [])
+        expected = [c for c in list(reversed(task.candidates))[:LEARNED_FILL_DEPTH] if c in group][:2] or [template]
+        assert row == expected
