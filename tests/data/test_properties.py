@@ -53,7 +53,7 @@ def _corpus() -> Path:
 MUTATED = [dialog_file_name(1, "trn"), dialog_file_name(3, "dev"), SHARED_CANDIDATES, SHARED_KB]
 
 
-@PROPERTY
+@settings(PROPERTY, max_examples=100)  # each example copies a corpus directory
 @given(name=st.sampled_from(MUTATED), position=st.floats(0, 1), cut=st.integers(0, 5),
        insert=st.binary(max_size=6))
 def test_a_mutated_corpus_gives_a_report_never_an_exception(name: str, position: float, cut: int,
