@@ -235,6 +235,8 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
                     progress(f"{row} {METHOD_TITLES[method]}: {result['per_response_accuracy']} "
                              f"({result['per_dialog_accuracy']}) in {seconds:.0f} s {fitted.note}")
                 write_results(cells, out)
+        for key in [key for key in _TEMPLATE_RANKERS if key[0] == Path(work)]:  # the run's models go with it
+            del _TEMPLATE_RANKERS[key]
     return cells
 
 
