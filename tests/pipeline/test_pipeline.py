@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -97,13 +98,21 @@ def test_the_blessed_model_is_pushed_whole_and_serves(finished: dict) -> None:
     assert len(answer["predictions"][0]["responses"]) == 10
 
 
-def test_a_rerun_resumes_from_the_cache(finished: dict, corpus: Path) -> None:
+def test_a_rerun_resumes_from_the_cache_and_a_worse_model_is_refused(finished: dict, corpus: Path) -> None:
     again = run(root=finished["pipeline_root"].parent.parent, data=corpus, profile=TINY)
     root = again["pipeline_root"]
     for component in ("DialogExampleGen/examples", "StatisticsGen/statistics", "MemN2NTrainer/model",
                       "EmbeddingsTrainer/model"):
         assert len(list((root / component).iterdir())) == 1, component  # reused, not recomputed
     assert run_summary(again["metadata"])["blessed"]
+    # A MemN2N that barely trains: more than one point below the blessed one on dev, so refused by the drop rule.
+    worse = replace(TINY, memn2n=replace(TINY.memn2n, epochs=1, learning_rate=1e-6))
+    pushed = sorted(p.name for p in (finished["serving_model_dir"] / "memn2n").iterdir())
+    third = run(root=finished["pipeline_root"].parent.parent, data=corpus, profile=worse)
+    assert len(list((root / "MemN2NTrainer/model").iterdir())) == 2  # trained anew, the rest reused
+    summary = run_summary(third["metadata"])
+    assert not summary["blessed"] and summary["pushed_model"] is None, summary["slices"]["split=dev"]
+    assert sorted(p.name for p in (finished["serving_model_dir"] / "memn2n").iterdir()) == pushed  # nothing new
 
 
 def test_a_model_below_the_floor_is_not_pushed(finished: dict) -> None:
