@@ -175,17 +175,20 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
                 {(fact.entity, fact.attribute, fact.value) for fact in kb_file.facts})
         candidates = candidate_sets.get(files.candidates) if files.candidates else None
         kb = kbs.get(files.kb) if files.kb else None
-        for path in files.splits.values():
+        dialog_counts: dict[str, int] = {}
+        for split, path in files.splits.items():
             dialog_file = _read_checked(path, babi_format.parse_dialogs, babi_format.render_dialogs, report)
             if dialog_file is not None:
                 _check_dialogs(path, dialog_file, candidates, kb, report)
+                dialog_counts[split] = len(dialog_file)
         if task == BANKING_TASK:
-            _banking_labels(files, report)
+            _banking_labels(files, dialog_counts, report)
     return report
 
 
-def _banking_labels(files: TaskFiles, report: ValidationReport) -> None:
-    """The banking task's labels sidecar: readable, and one line for every dialog of every file (no more)."""
+def _banking_labels(files: TaskFiles, dialog_counts: dict[str, int], report: ValidationReport) -> None:
+    """The banking task's labels sidecar: readable, and one line for every dialog of every file that could be read
+    (``dialog_counts``: split -> dialogs), no more."""
     path = Path(next(iter(files.splits.values()))).parent / task_labels_name(BANKING_TASK, files.name)
     if not path.is_file():
         report.add(path, None, "missing: the banking task's labels sidecar (one JSON line per dialog)")
@@ -197,11 +200,7 @@ def _banking_labels(files: TaskFiles, report: ValidationReport) -> None:
         report.add(error.path, error.line, error.message)
         return
     labelled = {(label["split"], label["dialog"]) for label in labels}
-    for split, split_path in files.splits.items():
-        try:
-            count = len(babi_format.read_dialogs(split_path))
-        except FormatError:
-            continue  # reported with the dialog file
+    for split, count in dialog_counts.items():
         dialogs = {(split, index) for index in range(count)}
         if dialogs - labelled:
             report.add(path, None, f"no label line for {len(dialogs - labelled)} dialog(s) of {split}, e.g. dialog "
@@ -216,36 +215,31 @@ def validate_movie_corpus(corpus: MovieCorpus, report: ValidationReport, partial
     """A corpus in the Movie Dialog layout: every file readable with its lines well formed (file and line named),
     every task with its splits, the answers of tasks 1-3 entities of ``entities.txt`` and task 4's dev and test
     replies in their split's candidate file (warnings: the corpus is still usable)."""
-    entities: list[str] = []
-    for path in (corpus.entities, corpus.kb, *corpus.candidates.values()):
+    def read(reader: Callable[..., Any], path: Path | None, *args: Any) -> Any | None:
         if path is None:
-            continue
+            return None
         report.files_checked += 1
         try:
-            if path == corpus.entities:
-                entities = read_entities(path)
-            elif path == corpus.kb:
-                read_movie_kb(path, entities)
-            else:
-                read_movie_candidates(path)
+            return reader(path, *args)
         except FormatError as error:
             report.add(error.path, error.line, error.message)
+            return None
+
+    entities = read(read_entities, corpus.entities) or []
     if corpus.entities is None:
         report.add(corpus.root, None, "no entities.txt (the candidates of tasks 1-3)")
+    read(read_movie_kb, corpus.kb, entities)
+    replies = {split: set(found) for split, path in corpus.candidates.items()
+               if (found := read(read_movie_candidates, path)) is not None}  # task 4's, per split
     known = set(entities)
     for task, splits in corpus.tasks.items():
         if not partial:
             for split in MOVIE_SPLITS:
                 if split not in splits:
                     report.add(corpus.root, None, f"task {task}: missing split {split}")
-        replies = {split: set(read_movie_candidates(path)) for split, path in corpus.candidates.items()
-                   if task == 4 and path.is_file()}
         for split, path in splits.items():
-            report.files_checked += 1
-            try:
-                dialogs = read_movie_dialogs(path, entities)
-            except FormatError as error:
-                report.add(error.path, error.line, error.message)
+            dialogs = read(read_movie_dialogs, path, entities)
+            if dialogs is None:
                 continue
             report.dialogs += len(dialogs)
             for dialog in dialogs:
