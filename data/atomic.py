@@ -70,9 +70,13 @@ def _split(path: str | os.PathLike[str]) -> tuple[str, str]:
     return parent or ".", name
 
 
+def _join(directory: str, name: str) -> str:
+    return (posixpath if "://" in directory else os.path).join(directory, name)
+
+
 def _sibling(path: str | os.PathLike[str], kind: str) -> str:
     parent, name = _split(path)
-    return (posixpath if "://" in parent else os.path).join(parent, f".{name}.{kind}-{uuid.uuid4().hex[:8]}")
+    return _join(parent, f".{name}.{kind}-{uuid.uuid4().hex[:8]}")
 
 
 @contextlib.contextmanager
@@ -131,7 +135,7 @@ def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, 
         entry = entry.rstrip("/")
         match = _LEFTOVER.fullmatch(entry)
         if (match and (name is None or match["name"] == name)) or (name and entry in (f".{name}.tmp", f".{name}.old")):
-            full = (posixpath if "://" in directory else os.path).join(directory, entry)
+            full = _join(directory, entry)
             if fs.isdir(full):
                 fs.rmtree(full)
             else:
