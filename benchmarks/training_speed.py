@@ -1,42 +1,143 @@
-"""MemN2N training speed: seconds per epoch, and wall time until dev per-response accuracy reaches a target.
+"""Training speed and memory: every figure of the speed targets, one JSON line each.
 
-    .venv/bin/python benchmarks/training_speed.py --data corpora/restaurant --task 5 --match-type --target 93.4
+    .venv/bin/python benchmarks/training_speed.py --data corpora/restaurant \
+        [--task6 ../dialog-babi-task6] [--only epoch,end_to_end,template,table2,make_run]
 
-Trains with `dialog train`'s defaults for the benchmark (Table 9's hops and size, Adam at 0.001) and prints one
-JSON line: epochs run, mean seconds per epoch (dev evaluation excluded), the epoch and the cumulative training
-seconds at which dev first reached the target (null if never).
+Each measure runs the project's own command in a child process (so its wall time includes the start-up and its
+peak RSS is its own):
+
+- ``epoch``: seconds per epoch of ``dialog train`` with the shared defaults (task 5 with and without match
+  type; task 6 with match type when ``--task6`` is given): training, dev evaluation, and their sum; the first
+  epoch (which traces the graphs) apart from the steady ones.
+- ``end_to_end``: ``dialog train --task 5 --match-type`` from the raw files to a saved model, and its dev
+  per-response accuracy against the paper's 93.4.
+- ``template``: ``dialog benchmark`` of the template MemN2N on tasks 3 and 5.
+- ``table2``: ``dialog benchmark`` of every default method on tasks 1-5 with OOV (the longest; about 20 min).
+- ``make_run``: what ``make run`` does after the install (validate, stats, the quick pipeline).
 """
 
 from __future__ import annotations
 
+import csv
 import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import click
 
-from data.layout import discover
-from models.training import TrainConfig, train
+REPOSITORY = Path(__file__).resolve().parent.parent
+DIALOG = [sys.executable, "-m", "pipeline.cli"]
+MEASURES = ("epoch", "end_to_end", "template", "table2", "make_run")
+
+
+def run(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (GB) and stdout of a child process; its stderr is kept only when it fails."""
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(command, stdout=out, stderr=err, cwd=REPOSITORY,
+                                 env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        if child.returncode:
+            raise click.ClickException(f"{' '.join(command)} failed ({child.returncode}):\n"
+                                       f"{err.read().decode(errors='replace')[-3000:]}")
+        return wall, usage.ru_maxrss / 1024 ** 2, out.read().decode()  # ru_maxrss is in KB on Linux
+
+
+def emit(record: dict) -> None:
+    click.echo(json.dumps(record), nl=True)
+    sys.stdout.flush()
+
+
+def epoch_seconds(data: Path, task: int, match_type: bool, epochs: int) -> dict:
+    with tempfile.TemporaryDirectory() as work:
+        wall, rss, out = run([*DIALOG, "train", "--data", str(data), "--task", str(task), "--epochs", str(epochs),
+                              "--match-type" if match_type else "--no-match-type", "--out", f"{work}/model",
+                              "--per-epoch"])
+    summary = json.loads(out.strip().splitlines()[-1])
+    history = summary["history"]
+    steady = history[1:] or history
+    mean = lambda key: round(sum(e[key] for e in steady) / len(steady), 2)  # noqa: E731
+    return {"measure": "epoch", "task": task, "match_type": match_type, "epochs": len(history),
+            "train_examples": summary["train_examples"], "dev_examples": summary["dev_examples"],
+            "memory_size": summary["memory_size"], "batch_size": summary["config"]["batch_size"],
+            "seconds_per_epoch": round(mean("seconds") + mean("eval_seconds"), 2),
+            "train_seconds": mean("seconds"), "dev_eval_seconds": mean("eval_seconds"),
+            "first_epoch_seconds": round(history[0]["seconds"] + history[0]["eval_seconds"], 2),
+            "dev_per_response": [round(e["dev_per_response_accuracy"], 2) for e in history],
+            "wall_seconds": round(wall, 1), "peak_rss_gb": round(rss, 2)}
+
+
+def end_to_end(data: Path, target: float) -> dict:
+    with tempfile.TemporaryDirectory() as work:
+        wall, rss, out = run([*DIALOG, "train", "--data", str(data), "--task", "5", "--match-type",
+                              "--out", f"{work}/model"])
+        exported = (Path(work) / "model" / "saved_model.pb").exists()
+    summary = json.loads(out.strip().splitlines()[-1])
+    return {"measure": "end_to_end", "task": 5, "wall_seconds": round(wall, 1), "peak_rss_gb": round(rss, 2),
+            "exported": exported, "dev_per_response": summary["dev_per_response_accuracy"], "target": target,
+            "reached": summary["dev_per_response_accuracy"] >= target, "best_epoch": summary["best_epoch"],
+            "epochs": summary["config"]["epochs"]}
+
+
+def table(data: Path, measure: str, extra: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as work:
+        wall, rss, _ = run([*DIALOG, "benchmark", "--data", str(data), "--out", f"{work}/table.md", *extra])
+        with open(f"{work}/table.csv", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    return {"measure": measure, "wall_seconds": round(wall, 1), "peak_rss_gb": round(rss, 2), "rows": rows}
+
+
+def make_run(data: Path) -> dict:
+    steps, peak = {}, 0.0
+    with tempfile.TemporaryDirectory() as work:
+        for name, command in (("validate", ["validate", str(data)]), ("stats", ["stats", str(data)]),
+                              ("pipeline", ["pipeline", "--quick", "--data", str(data), "--root", work])):
+            wall, rss, out = run([*DIALOG, *command])
+            steps[name], peak = round(wall, 1), max(peak, rss)
+    line = json.loads(out.strip().splitlines()[-1])
+    overall = {name: model.get("overall", {}).get("per_response_accuracy")
+               for name, model in line.get("models", {}).items() if isinstance(model, dict)}
+    return {"measure": "make_run", "wall_seconds": round(sum(steps.values()), 1), "steps": steps,
+            "peak_rss_gb": round(peak, 2), "overall_per_response": overall}
 
 
 @click.command()
-@click.option("--data", required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--task", default=5, show_default=True)
-@click.option("--match-type/--no-match-type", default=True, show_default=True)
-@click.option("--epochs", default=12, show_default=True)
-@click.option("--target", default=93.4, show_default=True, help="Dev per-response accuracy to reach (%).")
-def main(data: Path, task: int, match_type: bool, epochs: int, target: float) -> None:
-    config = TrainConfig.paper(task, match_type=match_type, learning_rate=0.001, epochs=epochs)
-    summary = train(discover(data)[task], config)
-    elapsed, reached = 0.0, None
-    for epoch in summary["history"]:
-        elapsed += epoch["seconds"]
-        if reached is None and epoch["dev_per_response_accuracy"] >= target:
-            reached = {"epoch": epoch["epoch"], "train_seconds": round(elapsed, 1)}
-    click.echo(json.dumps({
-        "task": task, "match_type": match_type, "epochs": len(summary["history"]),
-        "seconds_per_epoch": round(elapsed / len(summary["history"]), 1), "target": target, "reached": reached,
-        "best_dev": summary["dev_per_response_accuracy"], "train_examples": summary["train_examples"],
-    }))
+@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A generated restaurant corpus (tasks 1-5 with OOV).")
+@click.option("--task6", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A task-6 (DSTC2) corpus for its seconds per epoch; skipped when not given.")
+@click.option("--only", default=",".join(MEASURES), show_default=True, help="Comma-separated measures.")
+@click.option("--epochs", default=3, show_default=True, help="Epochs of the seconds-per-epoch runs.")
+@click.option("--target", default=93.4, show_default=True, help="Dev per-response accuracy of end_to_end (%).")
+def main(data: Path, task6: Path | None, only: str, epochs: int, target: float) -> None:
+    chosen = [m.strip() for m in only.split(",") if m.strip()]
+    unknown = set(chosen) - set(MEASURES)
+    if unknown:
+        raise click.BadParameter(f"unknown measures {sorted(unknown)}; choose from {', '.join(MEASURES)}")
+    data, task6 = data.resolve(), task6.resolve() if task6 else None
+    if "epoch" in chosen:
+        emit(epoch_seconds(data, 5, True, epochs))
+        emit(epoch_seconds(data, 5, False, epochs))
+        if task6 is not None:
+            task = int(re.search(r"task(\d)", next(task6.glob("*-trn.txt")).name).group(1))
+            emit(epoch_seconds(task6, task, True, epochs))
+    if "end_to_end" in chosen:
+        emit(end_to_end(data, target))
+    if "template" in chosen:
+        emit(table(data, "template", ["--tasks", "3,5", "--methods", "template_memn2n"]))
+    if "table2" in chosen:
+        emit(table(data, "table2", []))
+    if "make_run" in chosen:
+        emit(make_run(data))
 
 
 if __name__ == "__main__":

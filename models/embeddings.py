@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from models.memn2n import bag_of_embeddings, embed_bags, match_type_scores, matched_entity_types, sparse_bags
+from models.memn2n import TypedCandidates, bag_of_embeddings, embed_bags, sparse_bags
 
 
 class SupervisedEmbeddings(keras.Model):
@@ -32,8 +32,7 @@ class SupervisedEmbeddings(keras.Model):
         self.candidate_bags = sparse_bags(candidate_ids)  # [C, S] word ids
         self.match_type = match_type_ids is not None
         if self.match_type:
-            self.match_type_ids = tf.constant(match_type_ids, dtype=tf.int32)  # [C, K, P]
-            self.type_word_ids = tf.constant(type_word_ids, dtype=tf.int32)  # [K]
+            self.typed = TypedCandidates(match_type_ids, type_word_ids, vocabulary_size)
 
     def encode_input(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         """A x: [B, d]. With history, the memory's words (time and speaker words left out) join the query's."""
@@ -47,12 +46,16 @@ class SupervisedEmbeddings(keras.Model):
         x = self.encode_input(inputs)
         scores = ops.matmul(x, ops.transpose(embed_bags(self.B, self.candidate_bags)))  # [B, C]
         if self.match_type:
-            if self.use_history:
-                matched = matched_entity_types(inputs, self.match_type_ids, self.vocabulary_size)  # [B, C, K]
-            else:  # appendix D: the candidate's own entity types, said or not
-                matched = ops.any(ops.greater(self.match_type_ids, 0), axis=-1)[None]  # [1, C, K]
-            scores = scores + match_type_scores(x, matched, self.B, self.type_word_ids)
+            # Without history (appendix D), a candidate gets its own entity types, said or not.
+            said = self.typed.said_of(inputs) if self.use_history else None
+            scores = scores + self.typed.scores(x, self.B, said)
         return scores
+
+    def constant_inputs(self, inputs: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        """As :meth:`MemN2N.constant_inputs`: match type's ``said`` when it depends on the history."""
+        if self.match_type and self.use_history:
+            return {"said": tf.cast(self.typed.said(inputs), tf.uint8)}
+        return {}
 
     def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
         """Scores, and an empty attention [B, 0, M] (no memory hops) so that both models export alike."""

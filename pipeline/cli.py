@@ -201,24 +201,28 @@ def _task_files(data: Path, task: int):
 @click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
 @click.option("--only-learned-words", is_flag=True,
               help="MemN2N: words no training dialog holds (OOV entities) keep a zero embedding.")
-@click.option("--epochs", default=50, show_default=True, type=click.IntRange(min=1))
-@click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1))
+@click.option("--epochs", type=click.IntRange(min=1), help="At most this many epochs (default: the shared one).")
+@click.option("--batch-size", type=click.IntRange(min=1), help="Examples per step (default: the shared one).")
 @click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--per-epoch", "with_history", is_flag=True,
+              help="Add each epoch's loss, dev accuracy, training and dev evaluation seconds to the JSON.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="SavedModel directory: a new one, an empty one, or a model dialog train wrote before (replaced "
                    "whole once the new one is written). Anything else is refused before training, never replaced.")
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
-          only_learned_words: bool, epochs: int, batch_size: int, seed: int, out: Path, log_dir: str | None) -> None:
+          only_learned_words: bool, epochs: int | None, batch_size: int | None, seed: int, with_history: bool,
+          out: Path, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
     from models.training import TrainConfig
     from models.training import train as run_training
 
     overrides = {key: value for key, value in (("hops", hops), ("embedding_dim", embedding_dim),
-                                               ("learning_rate", learning_rate), ("use_history", use_history))
+                                               ("learning_rate", learning_rate), ("use_history", use_history),
+                                               ("epochs", epochs), ("batch_size", batch_size))
                  if value is not None}
-    common = {"match_type": match_type, "epochs": epochs, "batch_size": batch_size, "seed": seed,
+    common = {"match_type": match_type, "seed": seed,
               "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words, **overrides}
     from data.babi_format import FormatError
 
@@ -228,7 +232,8 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
         summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(json.dumps({key: value for key, value in summary.items() if key != "history"}, allow_nan=False))
+    click.echo(json.dumps({key: value for key, value in summary.items() if with_history or key != "history"},
+                          allow_nan=False))
 
 
 @main.command()

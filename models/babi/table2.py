@@ -139,7 +139,7 @@ _TEMPLATE_RANKERS: dict[tuple[Path, str, int], tuple[TemplateRanker, dict]] = {}
 def _template_ranker(task: TaskData, work: Path, epochs: int) -> tuple[TemplateRanker, dict]:
     key = (work, task.files.label, epochs)
     if key not in _TEMPLATE_RANKERS:
-        config = TrainConfig.paper(task.task, learning_rate=0.001, epochs=epochs)
+        config = TrainConfig.paper(task.task, epochs=epochs)
         _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, work / f"task{task.task}-template_memn2n")
     return _TEMPLATE_RANKERS[key]
 
@@ -165,8 +165,8 @@ def _neural(method: str) -> Method:
         if method == "embeddings":  # Table 8 as it is (its learning rates work with Adam here)
             config = TrainConfig.paper(task.task, model="embeddings", epochs=epochs)
         else:  # words no training dialog holds (OOV entities) keep a zero embedding: T1 OOV 94.54 -> 97.02
-            config = TrainConfig.paper(task.task, match_type=method == "memn2n_match", learning_rate=0.001,
-                                       epochs=epochs, only_learned_words=True)
+            config = TrainConfig.paper(task.task, match_type=method == "memn2n_match", epochs=epochs,
+                                       only_learned_words=True)
         directory = work / f"task{task.task}-{method}"
         summary = train(task, config, out=directory)
         note = (f"best epoch {summary['best_epoch']}/{epochs} on dev ({summary['dev_per_response_accuracy']}%), "
@@ -180,7 +180,7 @@ def _template_memn2n_learned_filling(task: TaskData, work: Path, epochs: int) ->
     """The template model, its candidates ranked by a MemN2N with match type over every candidate: a filler that
     learns everything (the row beside the feature-based filler and its ablations)."""
     ranker, _ = _template_ranker(task, work, epochs)
-    config = TrainConfig.paper(task.task, match_type=True, learning_rate=0.001, epochs=epochs, only_learned_words=True)
+    config = TrainConfig.paper(task.task, match_type=True, epochs=epochs, only_learned_words=True)
     directory = work / f"task{task.task}-memn2n_filling"
     summary = train(task, config, out=directory, top_k=LEARNED_FILL_DEPTH)
     return Fitted(RankedFilling(ranker, SavedModelRanker(directory)),
