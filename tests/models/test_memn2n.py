@@ -164,7 +164,7 @@ def test_best_on_dev_keeps_the_best_epoch_and_stops_after_patience() -> None:
         stop_training = False
         epoch = 0
 
-        def predict(self, features, batch_size, verbose):
+        def predict_on_batch(self, features):
             right = self.epoch == 1
             return np.array([[0.0, 1.0], [1.0, 0.0]] if right else [[0.0, 1.0], [0.0, 1.0]])
 
@@ -256,3 +256,12 @@ def test_fast_formulations_score_like_the_reference_formulas(task1, spec: Featur
                                   scorer, model.typed.type_word_ids)
     np.testing.assert_allclose(model.typed.scores(state, scorer, model.typed.said(features)).numpy(),
                                reference.numpy(), atol=1e-5)
+
+
+def test_the_training_loss_is_keras_sparse_categorical_cross_entropy() -> None:
+    from models.training import softmax_cross_entropy
+
+    logits = tf.random.normal([16, 50], stddev=30.0, seed=2)  # large logits: logsumexp must stay stable
+    gold = tf.constant(np.arange(16) * 3)
+    reference = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=None)(gold, logits)
+    np.testing.assert_allclose(softmax_cross_entropy(gold, logits).numpy(), reference.numpy(), rtol=1e-5, atol=1e-4)
