@@ -43,6 +43,8 @@ FILL_FEATURES = ("in_query", "user_recency", "user_ever", "bot_recency", "bot_ev
 POLICY_FEATURES = ("rating_rank", "best_not_offered", "attribute_of_on_offer")
 # How deep into a learned ranker's ranking :class:`RankedFilling` looks for the template's candidates.
 LEARNED_FILL_DEPTH = 200
+# Examples whose filling features are held at once when ranking (each is [largest group, features]).
+RANK_CHUNK = 1024
 
 
 @dataclass
@@ -188,6 +190,68 @@ def candidate_features(lexicon: EntityLexicon, context: DialogContext, candidate
     return total
 
 
+class CandidateGroup:
+    """The candidates of one template as arrays, so that filling features are computed per entity value the
+    dialog touches rather than per candidate: a group such as "here it is <phone>" has a candidate per restaurant,
+    and a task-5 history names a handful of them.
+
+    :meth:`features` gives :func:`candidate_features` of every candidate (tested equal)."""
+
+    def __init__(self, lexicon: EntityLexicon, candidates: Sequence[str]) -> None:
+        self.lexicon = lexicon
+        slots = [lexicon.slots(c) for c in candidates]
+        self.values = sorted({slot for row in slots for slot in row})  # distinct (kind, value)
+        index = {slot: j for j, slot in enumerate(self.values)}
+        self.positions: dict[str, list[int]] = defaultdict(list)  # value -> its rows in ``values``
+        for j, (_, value) in enumerate(self.values):
+            self.positions[value].append(j)
+        width = max((len(row) for row in slots), default=0) or 1
+        self.slot_index = np.full((len(candidates), width), len(self.values), np.int64)  # padding: a zero row
+        for g, row in enumerate(slots):
+            self.slot_index[g, :len(row)] = [index[slot] for slot in row]
+        self.known = np.array([float(value in lexicon.types) for _, value in self.values], np.float32)
+        self.slots = slots
+        self.own_names = [next((value for kind, value in row if kind == NAME), None) for row in slots]
+        self.by_own_name: dict[str, list[int]] = defaultdict(list)
+        for g, name in enumerate(self.own_names):
+            if name is not None:
+                self.by_own_name[name].append(g)
+        own = FILL_FEATURES.index("own_attribute")
+        self.own_attribute = np.array([self._own_attribute(DialogContext(), g) for g in range(len(slots))],
+                                      np.float32)
+        self._own = own
+
+    def _own_attribute(self, context: DialogContext, g: int) -> float:
+        name = self.own_names[g]
+        return float(sum(kind != NAME and value == context.attribute(self.lexicon, name, kind)
+                         for kind, value in self.slots[g]))
+
+    def features(self, context: DialogContext) -> np.ndarray:
+        """[G, F]: each candidate's summed value features in ``context``."""
+        table = np.zeros((len(self.values) + 1, len(FILL_FEATURES)), np.float32)
+        table[:-1, FILL_FEATURES.index("known")] = self.known
+        touched = {*context.user_turn, *context.bot_turn, *context.api_call, *context.result_words, *context.results}
+        for value in touched & self.positions.keys():  # a value the dialog never touched has no context feature
+            for j in self.positions[value]:
+                table[j] = value_features(self.lexicon, context, self.values[j][0], value, None)
+        if context.on_offer is not None:  # the attributes of the restaurant on offer, said or not
+            column = FILL_FEATURES.index("attribute_of_on_offer")
+            for kind in {kind for kind, _ in self.values if kind != NAME}:
+                value = context.attribute(self.lexicon, context.on_offer, kind)
+                for j in self.positions.get(value, ()):
+                    if self.values[j][0] == kind:
+                        table[j, column] = 1.0
+        table[:, self._own] = 0.0
+        summed = np.zeros((len(self.slot_index), len(FILL_FEATURES)), np.float32)
+        for position in range(self.slot_index.shape[1]):  # slot by slot, as candidate_features adds them
+            summed += table[self.slot_index[:, position]]
+        summed[:, self._own] = self.own_attribute
+        for name in context.facts.keys() & self.by_own_name.keys():  # facts the dialog's KB results state
+            for g in self.by_own_name[name]:
+                summed[g, self._own] = self._own_attribute(context, g)
+        return summed
+
+
 def build_filler(features: int, hidden: int = 32) -> keras.Model:
     """Scores [B, G] for groups of G candidates with ``features`` each; padded candidates are masked out."""
     inputs = keras.Input((None, features), name="features")
@@ -205,6 +269,8 @@ class TemplateRanker:
     template_model: SavedModelRanker
     filler: keras.Model | None
     features: tuple[str, ...] = FILL_FEATURES  # the filling features the filler reads (fewer: an ablation)
+    # Each template's CandidateGroup, built on first use (ablations made by with_filler share it).
+    tables: dict[str, CandidateGroup] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def fit(cls, task: TaskData, config: TrainConfig, out: str | Path, fill_epochs: int = 10,
@@ -234,36 +300,39 @@ class TemplateRanker:
         if unknown or not features:
             raise ValueError(f"filling features must be some of {list(FILL_FEATURES)}, got {list(features)}")
         features = tuple(f for f in FILL_FEATURES if f in features)
-        filler, summary = self._fit_filler(self.lexicon, self.templates, trn, features, epochs, seed, verbose)
+        filler, summary = self._fit_filler(self.lexicon, self.templates, trn, features, epochs, seed, verbose,
+                                           self.tables)
         return replace(self, filler=filler, features=features), {**summary, "features": list(features)}
 
     @staticmethod
     def _groups(lexicon: EntityLexicon, templates: dict[str, list[str]], examples: Sequence[TurnExample],
-                chosen: Sequence[str], features: Sequence[str] = FILL_FEATURES
-                ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+                chosen: Sequence[str], features: Sequence[str] = FILL_FEATURES,
+                tables: dict[str, CandidateGroup] | None = None) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
         """Features [N, G, F] (``features`` of them) and mask [N, G] of the candidates of each example's chosen
-        template."""
+        template. ``tables`` caches each template's :class:`CandidateGroup` across calls."""
+        tables = {} if tables is None else tables
         groups = [templates.get(t, []) for t in chosen]
         width = max((len(g) for g in groups), default=1) or 1
-        x = np.zeros((len(examples), width, len(FILL_FEATURES)), np.float32)
+        columns = [FILL_FEATURES.index(f) for f in features]
+        x = np.zeros((len(examples), width, len(columns)), np.float32)
         mask = np.zeros((len(examples), width), np.float32)
-        for i, (example, group) in enumerate(zip(examples, groups, strict=True)):
+        for i, (example, template, group) in enumerate(zip(examples, chosen, groups, strict=True)):
+            mask[i, :len(group)] = 1.0
             if len(group) < 2:
-                mask[i, :len(group)] = 1.0
                 continue
-            context = DialogContext.of(lexicon, example)
-            for j, candidate in enumerate(group):
-                x[i, j] = candidate_features(lexicon, context, candidate)
-                mask[i, j] = 1.0
-        return x[..., [FILL_FEATURES.index(f) for f in features]], mask, groups
+            if template not in tables:
+                tables[template] = CandidateGroup(lexicon, group)
+            x[i, :len(group)] = tables[template].features(DialogContext.of(lexicon, example))[:, columns]
+        return x, mask, groups
 
     @classmethod
     def _fit_filler(cls, lexicon: EntityLexicon, templates: dict[str, list[str]], trn: Sequence[TurnExample],
-                    features: Sequence[str], epochs: int, seed: int, verbose: int) -> tuple[keras.Model, dict]:
+                    features: Sequence[str], epochs: int, seed: int, verbose: int,
+                    tables: dict[str, CandidateGroup] | None = None) -> tuple[keras.Model, dict]:
         gold = [lexicon.delexicalise(e.answer) for e in trn]
         chosen = [i for i, t in enumerate(gold) if len(templates.get(t, [])) > 1 and trn[i].answer in templates[t]]
         examples = [trn[i] for i in chosen]
-        x, mask, groups = cls._groups(lexicon, templates, examples, [gold[i] for i in chosen], features)
+        x, mask, groups = cls._groups(lexicon, templates, examples, [gold[i] for i in chosen], features, tables)
         y = np.array([group.index(e.answer) for e, group in zip(examples, groups, strict=True)], np.int32)
         keras.utils.set_random_seed(seed)
         filler = build_filler(len(features))
@@ -285,10 +354,14 @@ class TemplateRanker:
         if not examples:
             return []
         chosen = self.templates_of(examples)
-        x, mask, groups = self._groups(self.lexicon, self.templates, examples, chosen, self.features)
-        scores = self.filler.predict({"features": x, "mask": mask}, batch_size=256, verbose=0)
-        return [[group[int(i)] for i in np.argsort(-row[:len(group)], kind="stable")[:k]] if group else [template]
-                for row, group, template in zip(scores, groups, chosen, strict=True)]
+        ranked = []
+        for start in range(0, len(examples), RANK_CHUNK):  # features of a chunk at a time: bounded memory
+            part, templates = examples[start:start + RANK_CHUNK], chosen[start:start + RANK_CHUNK]
+            x, mask, groups = self._groups(self.lexicon, self.templates, part, templates, self.features, self.tables)
+            scores = self.filler.predict({"features": x, "mask": mask}, batch_size=256, verbose=0)
+            ranked += [[group[int(i)] for i in np.argsort(-row[:len(group)], kind="stable")[:k]] if group
+                       else [template] for row, group, template in zip(scores, groups, templates, strict=True)]
+        return ranked
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from data.facts import corpus_facts
@@ -13,10 +14,12 @@ from models.babi.template_ranker import (
     FILL_FEATURES,
     LEARNED_FILL_DEPTH,
     POLICY_FEATURES,
+    CandidateGroup,
     DialogContext,
     EntityLexicon,
     RankedFilling,
     TemplateRanker,
+    candidate_features,
     template_example,
     value_features,
 )
@@ -99,3 +102,34 @@ def test_an_ablated_filler_reads_only_the_features_left(tmp_path: Path) -> None:
         group = ranker.templates.get(template, [])
         expected = [c for c in list(reversed(task.candidates))[:LEARNED_FILL_DEPTH] if c in group][:2] or [template]
         assert row == expected
+
+
+def test_candidate_groups_give_candidate_features_of_every_candidate(task6, tmp_path: Path) -> None:
+    """The per-value tables give exactly the per-candidate sums, on DSTC2-like dialogs and on generated task 5
+    (KB results, restaurants on offer, OOV test restaurants)."""
+    generate(GenerationPlan(seed=3, dialogs_per_split=6, tasks=(5,)), tmp_path, runner="local")
+    task5 = TaskData.load(discover(tmp_path)[5])
+    files6, trn6, lexicon6 = task6
+    lexicon5 = EntityLexicon.learn(task5.facts, [e.answer for e in task5.split("trn")])
+    checked = 0
+    for lexicon, candidates, examples in (
+            (lexicon6, TaskData.load(files6).candidates, trn6),
+            (lexicon5, task5.candidates, task5.split("trn")[::3] + task5.split("tst-OOV")[::3])):
+        templates: dict[str, list[str]] = {}
+        for candidate in candidates:
+            templates.setdefault(lexicon.delexicalise(candidate), []).append(candidate)
+        tables = [(group, CandidateGroup(lexicon, group)) for group in templates.values() if len(group) > 1]
+        for example in examples:
+            context = DialogContext.of(lexicon, example)
+            for group, table in tables:
+                expected = np.stack([candidate_features(lexicon, context, c) for c in group])
+                np.testing.assert_array_equal(table.features(context), expected)
+                checked += len(group)
+    assert checked > 10_000
+    # A restaurant on offer whose attributes the dialog never stated (known from the KB file only).
+    context = DialogContext(bot_turn={"the_oak": 0}, on_offer="the_oak")
+    phone = "The phone number of <name> is <phone>"
+    group = [c for c in TaskData.load(files6).candidates if lexicon6.delexicalise(c) == phone]
+    expected = np.stack([candidate_features(lexicon6, context, c) for c in group])
+    assert expected[:, FILL_FEATURES.index("attribute_of_on_offer")].any()
+    np.testing.assert_array_equal(CandidateGroup(lexicon6, group).features(context), expected)
