@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import os
+import re
 import sys
 import time
 import warnings
@@ -15,12 +18,36 @@ from pathlib import Path
 
 import click
 
+# TFX's progress lines, kept when the frameworks' other logs are hidden.
+PROGRESS = re.compile(r"^Component \S+ is (running|finished)\.$")
+
+
+def _progress_or_warning(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.WARNING or bool(PROGRESS.match(record.getMessage()))
+
+
+def quiet_frameworks() -> None:
+    """Keep the frameworks' start-up noise out of the user's way, in one place: TensorFlow's C++ lines (CUDA,
+    cuDNN, TensorRT, oneDNN: set before TensorFlow is imported, which subcommands do lazily), Python's deprecation
+    and future warnings, and the INFO logs of TFX and Beam except one line per component started and finished."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    for category in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+        warnings.filterwarnings("ignore", category=category)
+    from absl import logging as absl_logging
+
+    handler = absl_logging.get_absl_handler()
+    if _progress_or_warning not in handler.filters:
+        handler.addFilter(_progress_or_warning)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def main() -> None:
+@click.option("--verbose", is_flag=True, help="Show TensorFlow's, TFX's and Beam's own logs and warnings.")
+def main(verbose: bool) -> None:
     """End-to-end goal-oriented dialog (dialog-bAbI and friends) on TFX."""
     # Google client libraries warn on import that Python 3.11 support ends in 2027: noise for every command.
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"google\.")
+    if not verbose:
+        quiet_frameworks()
 
 
 @main.group()

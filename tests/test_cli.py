@@ -86,3 +86,23 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
     wrong_task = runner.invoke(main, ["train", "--data", str(data), "--task", "3", "--out", str(model)])
     assert wrong_task.exit_code == 1 and "no files of task 3" in wrong_task.output
+
+
+def test_framework_start_up_noise_is_hidden_unless_verbose(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    repository = Path(__file__).resolve().parents[1]
+    data = tmp_path / "corpus"
+    assert CliRunner().invoke(main, ["generate", "restaurant", "--out", str(data), "--dialogs", "2", "--tasks", "1",
+                                     "--runner", "local"]).exit_code == 0
+    noise = ("oneDNN", "cuda", "TensorRT", "Deprecat")
+    for verbose in ([], ["--verbose"]):
+        child = subprocess.run([sys.executable, "-m", "pipeline.cli", *verbose, "train", "--data", str(data), "--task",
+                                "1", "--epochs", "1", "--embedding-dim", "8", "--out", str(tmp_path / "model")],
+                               capture_output=True, text=True, cwd=repository, check=False,
+                               env={"PYTHONPATH": str(repository), "PATH": "/usr/bin:/bin"})
+        assert child.returncode == 0, child.stderr[-2000:]
+        assert json.loads(child.stdout.strip().splitlines()[-1])["best_epoch"] == 1
+        shown = [word for word in noise if word in child.stderr]
+        assert bool(shown) == bool(verbose), (verbose, shown, child.stderr[-2000:])

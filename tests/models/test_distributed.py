@@ -15,7 +15,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 
 def test_mirrored_strategy_over_two_devices_reaches_the_default_strategys_accuracy(tmp_path: Path) -> None:
     generate(GenerationPlan(seed=0, dialogs_per_split=30, tasks=(1,)), tmp_path, runner="local")
-    child = subprocess.run([sys.executable, str(Path(__file__).with_name("distributed_run.py")), str(tmp_path), "8"],
+    child = subprocess.run([sys.executable, str(Path(__file__).with_name("distributed_run.py")), str(tmp_path), "4"],
                            capture_output=True, text=True, cwd=REPOSITORY, env={"PYTHONPATH": str(REPOSITORY)},
                            check=False)
     assert child.returncode == 0, child.stderr[-3000:]
