@@ -88,19 +88,42 @@ class TfIdfMatch:
 
     def scores(self, example: TurnExample) -> np.ndarray:
         """Cosine of the TF-IDF input with every candidate."""
-        bag = self._input_bag(example)
-        query = self._normalised(self._bag_matrix([bag]))
-        candidates = self._typed_candidates(set(bag)) if self.entity_types else self._plain
-        return (candidates @ query.T).toarray().ravel()
+        return self.batch_scores([example])[0]
 
-    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+    def batch_scores(self, examples: Sequence[TurnExample]) -> np.ndarray:
+        """[N, C] cosines, the inputs of a batch at once: one sparse product with the plain candidates, then, with
+        match type, only the candidates that gain a type word are re-weighted (the same arithmetic, in the same
+        order, as scoring each input against every re-weighted candidate: the rankings are identical)."""
+        bags = [self._input_bag(example) for example in examples]
+        queries = self._normalised(self._bag_matrix(bags))  # [N, V]
+        scores = (self._plain @ queries.T).toarray().T  # candidate rows first: each dot product sums as before
+        if self.entity_types:
+            for i, bag in enumerate(bags):
+                typed, rows = self._typed_rows(set(bag))
+                if rows.size:
+                    scores[i, rows] = (typed @ queries[i].T).toarray().ravel()
+        return scores
+
+    def _typed_rows(self, said: set[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """The candidates that gain the type word of one of their entity words the input also has, re-weighted,
+        and their row numbers."""
+        present = [self._entity_column[w] for w in said if w in self._entity_column]
+        if not present:
+            return self._plain[:0], np.zeros(0, dtype=np.int64)
+        selector = sparse.csr_matrix((np.ones(len(present)), (present, present)),
+                                     shape=(len(self._entity_column),) * 2)
+        additions = (self._candidate_entities @ selector @ self._entity_type).tocsr()
+        additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
+        rows = np.unique(additions.nonzero()[0])
+        return self._normalised(self._counts[rows] + additions[rows]), rows
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10, batch: int = 256) -> list[list[str]]:
         """The ``k`` best candidates of each example, best first."""
         ranked = []
-        for example in examples:
-            order = np.argsort(-self.scores(example), kind="stable")[:k]
-            ranked.append([self.candidates[int(i)] for i in order])
+        for start in range(0, len(examples), batch):
+            for row in self.batch_scores(examples[start:start + batch]):
+                ranked.append([self.candidates[int(i)] for i in np.argsort(-row, kind="stable")[:k]])
         return ranked
-
 
 
 class NearestNeighbour:
