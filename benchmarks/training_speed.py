@@ -104,10 +104,11 @@ def make_run(data: Path) -> dict:
             wall, rss, out = run([*DIALOG, *command])
             steps[name], peak = round(wall, 1), max(peak, rss)
     line = json.loads(out.strip().splitlines()[-1])
-    overall = {name: model.get("overall", {}).get("per_response_accuracy")
-               for name, model in line.get("models", {}).items() if isinstance(model, dict)}
+    overall = {name: model["slices"].get("overall", {}).get("per_response_accuracy")
+               for name, model in line["models"].items()}
     return {"measure": "make_run", "wall_seconds": round(sum(steps.values()), 1), "steps": steps,
-            "peak_rss_gb": round(peak, 2), "overall_per_response": overall}
+            "peak_rss_gb": round(peak, 2), "overall_per_response": overall,
+            "component_seconds": line["component_seconds"]}
 
 
 @click.command()
