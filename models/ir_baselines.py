@@ -107,12 +107,11 @@ class TfIdfMatch:
     def _typed_rows(self, said: set[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
         """The candidates that gain the type word of one of their entity words the input also has, re-weighted,
         and their row numbers."""
-        present = [self._entity_column[w] for w in said if w in self._entity_column]
+        present = sorted(self._entity_column[w] for w in said if w in self._entity_column)
         if not present:
             return self._plain[:0], np.zeros(0, dtype=np.int64)
-        selector = sparse.csr_matrix((np.ones(len(present)), (present, present)),
-                                     shape=(len(self._entity_column),) * 2)
-        additions = (self._candidate_entities @ selector @ self._entity_type).tocsr()
+        # Only the said entity words' columns and rows: counts of small integers, exact in any order.
+        additions = (self._candidate_entities[:, present] @ self._entity_type[present]).tocsr()
         additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
         rows = np.unique(additions.nonzero()[0])
         return self._normalised(self._counts[rows] + additions[rows]), rows
