@@ -22,22 +22,37 @@ import click
 PROGRESS = re.compile(r"^Component \S+ is (running|finished)\.$")
 
 
-def _progress_or_warning(record: logging.LogRecord) -> bool:
-    return record.levelno >= logging.WARNING or bool(PROGRESS.match(record.getMessage()))
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at the time (a test runner swaps it), TFX's progress and errors only."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+        self.addFilter(_progress_or_error)
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def _progress_or_error(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.ERROR or bool(PROGRESS.match(record.getMessage()))
 
 
 def quiet_frameworks() -> None:
-    """Keep the frameworks' start-up noise out of the user's way, in one place: TensorFlow's C++ lines (CUDA,
-    cuDNN, TensorRT, oneDNN: set before TensorFlow is imported, which subcommands do lazily), Python's deprecation
-    and future warnings, and the INFO logs of TFX and Beam except one line per component started and finished."""
+    """Keep the frameworks' noise out of the user's way, in one place: TensorFlow's C++ lines (CUDA, cuDNN,
+    TensorRT, oneDNN: set before TensorFlow is imported, which subcommands do lazily), Python's deprecation and
+    future warnings, and the logs of TFX and Beam below ERROR, except one line per component started and
+    finished. ``dialog --verbose`` shows them all."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     for category in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
         warnings.filterwarnings("ignore", category=category)
     from absl import logging as absl_logging
 
-    handler = absl_logging.get_absl_handler()
-    if _progress_or_warning not in handler.filters:
-        handler.addFilter(_progress_or_warning)
+    absl_logging.set_verbosity(absl_logging.INFO)  # TFX's progress lines are INFO; the handler below filters
+    root = logging.getLogger()
+    if not any(isinstance(handler, _StderrHandler) for handler in root.handlers):
+        root.addHandler(_StderrHandler())  # the root has a handler now, so the frameworks' basicConfig adds none
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
