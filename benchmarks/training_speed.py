@@ -52,6 +52,11 @@ def run(command: list[str]) -> tuple[float, float, str]:
         return wall, usage.ru_maxrss / 1024 ** 2, out.read().decode()  # ru_maxrss is in KB on Linux
 
 
+def last_json(out: str) -> dict:
+    """The JSON line every `dialog` command prints last."""
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def emit(record: dict) -> None:
     click.echo(json.dumps(record), nl=True)
     sys.stdout.flush()
@@ -62,7 +67,7 @@ def epoch_seconds(data: Path, task: int, match_type: bool, epochs: int) -> dict:
         wall, rss, out = run([*DIALOG, "train", "--data", str(data), "--task", str(task), "--epochs", str(epochs),
                               "--match-type" if match_type else "--no-match-type", "--out", f"{work}/model",
                               "--per-epoch"])
-    summary = json.loads(out.strip().splitlines()[-1])
+    summary = last_json(out)
     history = summary["history"]
     steady = history[1:] or history
     mean = lambda key: round(sum(e[key] for e in steady) / len(steady), 2)  # noqa: E731
@@ -81,7 +86,7 @@ def end_to_end(data: Path, target: float, epochs: int) -> dict:
         wall, rss, out = run([*DIALOG, "train", "--data", str(data), "--task", "5", "--match-type",
                               "--epochs", str(epochs), "--out", f"{work}/model"])
         exported = (Path(work) / "model" / "saved_model.pb").exists()
-    summary = json.loads(out.strip().splitlines()[-1])
+    summary = last_json(out)
     return {"measure": "end_to_end", "task": 5, "wall_seconds": round(wall, 1), "peak_rss_gb": round(rss, 2),
             "exported": exported, "dev_per_response": summary["dev_per_response_accuracy"], "target": target,
             "reached": summary["dev_per_response_accuracy"] >= target, "best_epoch": summary["best_epoch"],
@@ -103,7 +108,7 @@ def make_run(data: Path) -> dict:
                               ("pipeline", ["pipeline", "--quick", "--data", str(data), "--root", work])):
             wall, rss, out = run([*DIALOG, *command])
             steps[name], peak = round(wall, 1), max(peak, rss)
-    line = json.loads(out.strip().splitlines()[-1])
+    line = last_json(out)
     overall = {name: model["slices"].get("overall", {}).get("per_response_accuracy")
                for name, model in line["models"].items()}
     return {"measure": "make_run", "wall_seconds": round(sum(steps.values()), 1), "steps": steps,

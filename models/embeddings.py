@@ -54,7 +54,7 @@ class SupervisedEmbeddings(keras.Model):
     def constant_inputs(self, inputs: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         """As :meth:`MemN2N.constant_inputs`: match type's ``said`` when it depends on the history."""
         if self.match_type and self.use_history:
-            return {"said": tf.cast(tf.transpose(self.typed.said(inputs)), tf.uint8)}
+            return self.typed.constant_inputs(inputs)
         return {}
 
     def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:

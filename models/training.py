@@ -104,12 +104,13 @@ def with_constant_inputs(model: keras.Model, features: dict[str, np.ndarray], ch
                          ) -> dict[str, np.ndarray]:
     """``features`` and the model's weight-independent inputs (``constant_inputs``), computed once."""
     compute = tf.function(model.constant_inputs)
-    size = len(features["query"])
-    parts = [compute({key: value[start:start + chunk] for key, value in features.items()})
-             for start in range(0, size, chunk)]
-    if not parts or not parts[0]:
+    chunks = [{key: value[start:start + chunk] for key, value in features.items()}
+              for start in range(0, len(features["query"]), chunk)]
+    first = compute(chunks[0]) if chunks else {}
+    if not first:  # nothing constant (no match type): no pass over the data
         return features
-    return {**features, **{key: np.concatenate([part[key].numpy() for part in parts]) for key in parts[0]}}
+    parts = [first, *(compute(part) for part in chunks[1:])]
+    return {**features, **{key: np.concatenate([part[key].numpy() for part in parts]) for key in first}}
 
 
 def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.ndarray:

@@ -216,10 +216,9 @@ class CandidateGroup:
         for g, name in enumerate(self.own_names):
             if name is not None:
                 self.by_own_name[name].append(g)
-        own = FILL_FEATURES.index("own_attribute")
+        # own_attribute from the KB file alone; a dialog's KB results may restate it (see features()).
         self.own_attribute = np.array([self._own_attribute(DialogContext(), g) for g in range(len(slots))],
                                       np.float32)
-        self._own = own
 
     def _own_attribute(self, context: DialogContext, g: int) -> float:
         name = self.own_names[g]
@@ -241,14 +240,14 @@ class CandidateGroup:
                 for j in self.positions.get(value, ()):
                     if self.values[j][0] == kind:
                         table[j, column] = 1.0
-        table[:, self._own] = 0.0
         summed = np.zeros((len(self.slot_index), len(FILL_FEATURES)), np.float32)
         for position in range(self.slot_index.shape[1]):  # slot by slot, as candidate_features adds them
             summed += table[self.slot_index[:, position]]
-        summed[:, self._own] = self.own_attribute
+        own = FILL_FEATURES.index("own_attribute")  # per candidate, not per value: the table leaves it 0
+        summed[:, own] = self.own_attribute
         for name in context.facts.keys() & self.by_own_name.keys():  # facts the dialog's KB results state
             for g in self.by_own_name[name]:
-                summed[g, self._own] = self._own_attribute(context, g)
+                summed[g, own] = self._own_attribute(context, g)
         return summed
 
 
