@@ -254,12 +254,22 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
                    out: str | Path | None = None, verbose: int = 0, log_dir: str | None = None,
                    top_k: int = 10, strategy: tf.distribute.Strategy | None = None) -> dict[str, Any]:
     """The training loop shared by ``dialog train`` and the TFX Trainer: fit on ``trn``, keep the best epoch
-    on ``dev``, export the serving module (returning the ``top_k`` best candidates) to ``out``.
+    on ``dev``, export the serving module (returning the ``top_k`` best candidates) to ``out``."""
+    if out is not None:
+        prepare_output(out)
+    model, summary = fit(spec, trn, dev, config, verbose, log_dir, strategy)
+    if out is not None:
+        export(DialogServingModule(spec, model, top_k=top_k), out)
+    return summary
+
+
+def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
+        verbose: int = 0, log_dir: str | None = None, strategy: tf.distribute.Strategy | None = None
+        ) -> tuple[keras.Model, dict[str, Any]]:
+    """Fit on ``trn`` and keep the best epoch on ``dev``: the model (its best weights) and the summary.
 
     The model is built and fitted under ``strategy`` (default: the one in scope, so a caller inside
     ``MirroredStrategy().scope()`` trains on every replica); ``config.batch_size`` is the global batch."""
-    if out is not None:
-        prepare_output(out)
     if not trn or not dev:
         raise ValueError(f"{len(trn)} training and {len(dev)} dev examples: both are needed")
     keras.utils.set_random_seed(config.seed)
@@ -288,6 +298,4 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
         "replicas": strategy.num_replicas_in_sync,
         "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
     }
-    if out is not None:
-        export(DialogServingModule(spec, model, top_k=top_k), out)
-    return summary
+    return model, summary

@@ -152,8 +152,9 @@ def _template_memn2n(removed: Sequence[str] = ()) -> Method:
         model = summary["template_model"]
         note = (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}/{epochs} on dev "
                 f"({model['dev_per_response_accuracy']}% of templates), {model['train_seconds']} s")
-        if not removed:
-            return Fitted(ranker, note + f"; filling trained on {summary['filler']['examples']} turns")
+        if not removed:  # the exported SavedModel: what TF Serving would answer
+            return Fitted(SavedModelRanker(work / f"task{task.task}-template_memn2n"),
+                          note + f"; filling trained on {summary['filler']['examples']} turns")
         ablated, _ = ranker.with_filler(task.split("trn"), [f for f in ranker.features if f not in removed])
         return Fitted(ablated, f"the template model above; filler without {', '.join(removed)}")
 

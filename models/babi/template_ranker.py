@@ -17,22 +17,23 @@ decisions, both learned from the training dialogs, with no rule written per resp
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import keras
 import numpy as np
+import tensorflow as tf
 
-from data.atomic import write_text_atomic
 from data.corpus import NO_RESULT, is_api_call, parse_kb_result
-from models.examples import BOT, USER, Ranker, TaskData, TurnExample, best_answers
-from models.features import spec_from_sentences
-from models.serving.ranker import SavedModelRanker
-from models.training import TrainConfig, fit_and_export, memory_size_for
+from models.babi.template_graph import FillingFeatures, TemplateServingModule
+from models.examples import BOT, USER, Ranker, TaskData, TurnExample, pad_batch
+from models.features import FeatureSpec, spec_from_sentences
+from models.serving.export import export, prepare_output
+from models.training import TrainConfig, fit, memory_size_for
 
 NAME = "name"
 SKIPPED_ATTRIBUTES = {"rating"}  # numbers that rank restaurants; kept as words
@@ -43,8 +44,6 @@ FILL_FEATURES = ("in_query", "user_recency", "user_ever", "bot_recency", "bot_ev
 POLICY_FEATURES = ("rating_rank", "best_not_offered", "attribute_of_on_offer")
 # How deep into a learned ranker's ranking :class:`RankedFilling` looks for the template's candidates.
 LEARNED_FILL_DEPTH = 200
-# Examples whose filling features are held at once when ranking (each is [largest group, features]).
-RANK_CHUNK = 1024
 
 
 @dataclass
@@ -190,67 +189,6 @@ def candidate_features(lexicon: EntityLexicon, context: DialogContext, candidate
     return total
 
 
-class CandidateGroup:
-    """The candidates of one template as arrays, so that filling features are computed per entity value the
-    dialog touches rather than per candidate: a group such as "here it is <phone>" has a candidate per restaurant,
-    and a task-5 history names a handful of them.
-
-    :meth:`features` gives :func:`candidate_features` of every candidate (tested equal)."""
-
-    def __init__(self, lexicon: EntityLexicon, candidates: Sequence[str]) -> None:
-        self.lexicon = lexicon
-        slots = [lexicon.slots(c) for c in candidates]
-        self.values = sorted({slot for row in slots for slot in row})  # distinct (kind, value)
-        index = {slot: j for j, slot in enumerate(self.values)}
-        self.positions: dict[str, list[int]] = defaultdict(list)  # value -> its rows in ``values``
-        for j, (_, value) in enumerate(self.values):
-            self.positions[value].append(j)
-        width = max((len(row) for row in slots), default=0) or 1
-        self.slot_index = np.full((len(candidates), width), len(self.values), np.int64)  # padding: a zero row
-        for g, row in enumerate(slots):
-            self.slot_index[g, :len(row)] = [index[slot] for slot in row]
-        self.known = np.array([float(value in lexicon.types) for _, value in self.values], np.float32)
-        self.slots = slots
-        self.own_names = [next((value for kind, value in row if kind == NAME), None) for row in slots]
-        self.by_own_name: dict[str, list[int]] = defaultdict(list)
-        for g, name in enumerate(self.own_names):
-            if name is not None:
-                self.by_own_name[name].append(g)
-        # own_attribute from the KB file alone; a dialog's KB results may restate it (see features()).
-        self.own_attribute = np.array([self._own_attribute(DialogContext(), g) for g in range(len(slots))],
-                                      np.float32)
-
-    def _own_attribute(self, context: DialogContext, g: int) -> float:
-        name = self.own_names[g]
-        return float(sum(kind != NAME and value == context.attribute(self.lexicon, name, kind)
-                         for kind, value in self.slots[g]))
-
-    def features(self, context: DialogContext) -> np.ndarray:
-        """[G, F]: each candidate's summed value features in ``context``."""
-        table = np.zeros((len(self.values) + 1, len(FILL_FEATURES)), np.float32)
-        table[:-1, FILL_FEATURES.index("known")] = self.known
-        touched = {*context.user_turn, *context.bot_turn, *context.api_call, *context.result_words, *context.results}
-        for value in touched & self.positions.keys():  # a value the dialog never touched has no context feature
-            for j in self.positions[value]:
-                table[j] = value_features(self.lexicon, context, self.values[j][0], value, None)
-        if context.on_offer is not None:  # the attributes of the restaurant on offer, said or not
-            column = FILL_FEATURES.index("attribute_of_on_offer")
-            for kind in {kind for kind, _ in self.values if kind != NAME}:
-                value = context.attribute(self.lexicon, context.on_offer, kind)
-                for j in self.positions.get(value, ()):
-                    if self.values[j][0] == kind:
-                        table[j, column] = 1.0
-        summed = np.zeros((len(self.slot_index), len(FILL_FEATURES)), np.float32)
-        for position in range(self.slot_index.shape[1]):  # slot by slot, as candidate_features adds them
-            summed += table[self.slot_index[:, position]]
-        own = FILL_FEATURES.index("own_attribute")  # per candidate, not per value: the table leaves it 0
-        summed[:, own] = self.own_attribute
-        for name in context.facts.keys() & self.by_own_name.keys():  # facts the dialog's KB results state
-            for g in self.by_own_name[name]:
-                summed[g, own] = self._own_attribute(context, g)
-        return summed
-
-
 def build_filler(features: int, hidden: int = 32) -> keras.Model:
     """Scores [B, G] for groups of G candidates with ``features`` each; padded candidates are masked out."""
     inputs = keras.Input((None, features), name="features")
@@ -263,104 +201,125 @@ def build_filler(features: int, hidden: int = 32) -> keras.Model:
 
 @dataclass
 class TemplateRanker:
+    """The lexicon, the template model and the filler; ranked in TensorFlow ops by :attr:`module`, the module
+    that ``fit`` exports as one SavedModel (so the benchmark, ``dialog evaluate`` and TF Serving rank alike)."""
+
     lexicon: EntityLexicon
     templates: dict[str, list[str]]  # template -> its candidates
-    template_model: SavedModelRanker
+    candidates: tuple[str, ...]
+    template_spec: FeatureSpec
+    template_model: keras.Model
     filler: keras.Model | None
     features: tuple[str, ...] = FILL_FEATURES  # the filling features the filler reads (fewer: an ablation)
-    # Each template's CandidateGroup, built on first use (ablations made by with_filler share it).
-    tables: dict[str, CandidateGroup] = field(default_factory=dict, repr=False, compare=False)
+    top_k: int = 10
 
     @classmethod
-    def fit(cls, task: TaskData, config: TrainConfig, out: str | Path, fill_epochs: int = 10,
+    def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int = 10,
             verbose: int = 0, features: Sequence[str] = FILL_FEATURES) -> tuple[TemplateRanker, dict]:
-        """Fit on the task's ``trn``, the template model's best epoch on ``dev``; models written under ``out``."""
-        trn, dev = task.split("trn"), task.split("dev")
-        lexicon = EntityLexicon.learn(task.facts, [e.answer for e in trn])
+        """Fit on the task's ``trn``, the template model's best epoch on ``dev``; the SavedModel written to ``out``."""
+        return cls.fit_examples(task.candidates, task.facts, task.split("trn"), task.split("dev"), config, out,
+                                fill_epochs, verbose, features)
+
+    @classmethod
+    def fit_examples(cls, candidates: Sequence[str], facts: Sequence[tuple[str, str, str]],
+                     trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
+                     out: str | Path | None = None, fill_epochs: int = 10, verbose: int = 0,
+                     features: Sequence[str] = FILL_FEATURES) -> tuple[TemplateRanker, dict]:
+        """The entry of ``dialog train --model template`` and the pipeline's TemplateTrainer."""
+        if out is not None:
+            prepare_output(out)  # before any training: a refused --out costs nothing
+        lexicon = EntityLexicon.learn(facts, [e.answer for e in trn])
         templates: dict[str, list[str]] = defaultdict(list)
-        for candidate in task.candidates:
+        for candidate in candidates:
             templates[lexicon.delexicalise(candidate)].append(candidate)
-        out = Path(out)
         trn_t = [template_example(lexicon, e) for e in trn]
         dev_t = [template_example(lexicon, e) for e in dev]
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
-        summary = fit_and_export(spec, trn_t, dev_t, config, out / "templates", verbose)
-        write_text_atomic(out / "lexicon.json", json.dumps({"types": lexicon.types, "attributes": lexicon.attributes}))
-        ranker = cls(lexicon, dict(templates), SavedModelRanker(out / "templates"), None, ())
+        model, summary = fit(spec, trn_t, dev_t, replace(config, model="memn2n"), verbose)
+        ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, ())
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs, config.seed, verbose)
-        ranker.filler.save(out / "filler.keras")
+        if out is not None:
+            export(ranker.module, out)
         return ranker, {"templates": len(templates), "template_model": summary, "filler": fill_summary}
+
+    @cached_property
+    def module(self) -> TemplateServingModule:
+        if self.filler is None:
+            raise ValueError("the template ranker has no filler yet (see with_filler)")
+        return TemplateServingModule(self.lexicon.types, self.lexicon.attributes, self.candidates, self.template_spec,
+                                     self.template_model, self.filler, self.features, self.top_k)
 
     def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
                     seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:
-        """The same lexicon and template model with a filler trained on ``features`` only (the ablations)."""
+        """The same lexicon and template model with a filler trained on ``features`` only (the ablations): softmax
+        cross-entropy over the candidates of each training turn's gold template."""
         unknown = sorted(set(features) - set(FILL_FEATURES))
         if unknown or not features:
             raise ValueError(f"filling features must be some of {list(FILL_FEATURES)}, got {list(features)}")
         features = tuple(f for f in FILL_FEATURES if f in features)
-        filler, summary = self._fit_filler(self.lexicon, self.templates, trn, features, epochs, seed, verbose,
-                                           self.tables)
-        return replace(self, filler=filler, features=features), {**summary, "features": list(features)}
-
-    @staticmethod
-    def _groups(lexicon: EntityLexicon, templates: dict[str, list[str]], examples: Sequence[TurnExample],
-                chosen: Sequence[str], features: Sequence[str] = FILL_FEATURES,
-                tables: dict[str, CandidateGroup] | None = None) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
-        """Features [N, G, F] (``features`` of them) and mask [N, G] of the candidates of each example's chosen
-        template. ``tables`` caches each template's :class:`CandidateGroup` across calls."""
-        tables = {} if tables is None else tables
-        groups = [templates.get(t, []) for t in chosen]
-        width = max((len(g) for g in groups), default=1) or 1
-        columns = [FILL_FEATURES.index(f) for f in features]
-        x = np.zeros((len(examples), width, len(columns)), np.float32)
-        mask = np.zeros((len(examples), width), np.float32)
-        for i, (example, template, group) in enumerate(zip(examples, chosen, groups, strict=True)):
-            mask[i, :len(group)] = 1.0
-            if len(group) < 2:
-                continue
-            if template not in tables:
-                tables[template] = CandidateGroup(lexicon, group)
-            x[i, :len(group)] = tables[template].features(DialogContext.of(lexicon, example))[:, columns]
-        return x, mask, groups
-
-    @classmethod
-    def _fit_filler(cls, lexicon: EntityLexicon, templates: dict[str, list[str]], trn: Sequence[TurnExample],
-                    features: Sequence[str], epochs: int, seed: int, verbose: int,
-                    tables: dict[str, CandidateGroup] | None = None) -> tuple[keras.Model, dict]:
-        gold = [lexicon.delexicalise(e.answer) for e in trn]
-        chosen = [i for i, t in enumerate(gold) if len(templates.get(t, [])) > 1 and trn[i].answer in templates[t]]
-        examples = [trn[i] for i in chosen]
-        x, mask, groups = cls._groups(lexicon, templates, examples, [gold[i] for i in chosen], features, tables)
-        y = np.array([group.index(e.answer) for e, group in zip(examples, groups, strict=True)], np.int32)
+        gold = [self.lexicon.delexicalise(e.answer) for e in trn]
+        chosen = [i for i, t in enumerate(gold)
+                  if len(self.templates.get(t, [])) > 1 and trn[i].answer in self.templates[t]]
+        index = {c: i for i, c in enumerate(self.candidates)}
+        groups = [self.templates[gold[i]] for i in chosen]
+        width = max((len(g) for g in groups), default=1)
+        ids = np.full((len(chosen), width), len(self.candidates), np.int32)  # padding: the all-zero candidate
+        for row, group in zip(ids, groups, strict=True):
+            row[:len(group)] = [index[c] for c in group]
+        filling = FillingFeatures(self.lexicon.types, self.lexicon.attributes, self.candidates, features)
+        x = candidate_features_of(filling, [trn[i] for i in chosen], ids)
+        mask = (ids < len(self.candidates)).astype(np.float32)
+        y = np.array([group.index(trn[i].answer) for i, group in zip(chosen, groups, strict=True)], np.int32)
         keras.utils.set_random_seed(seed)
         filler = build_filler(len(features))
         filler.compile(optimizer=keras.optimizers.Adam(0.01),
                        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
         history = filler.fit({"features": x, "mask": mask}, y, batch_size=64, epochs=epochs, verbose=verbose)
-        return filler, {"examples": len(y), "train_accuracy": round(100 * history.history["accuracy"][-1], 2)}
+        summary = {"examples": len(y), "train_accuracy": round(100 * history.history["accuracy"][-1], 2),
+                   "features": list(features)}
+        return TemplateRanker(self.lexicon, self.templates, self.candidates, self.template_spec, self.template_model,
+                              filler, features, self.top_k), summary
+
+    def outputs(self, examples: Sequence[TurnExample], batch_size: int = 64) -> dict[str, np.ndarray]:
+        """The module's ``responses``, ``indices`` and ``template`` of each example, a batch at a time."""
+        outputs: dict[str, list[np.ndarray]] = defaultdict(list)
+        for start in range(0, len(examples), batch_size):
+            memory, speaker, query = pad_batch(examples[start:start + batch_size])
+            result = self.module.serve_speakers(memory=tf.constant(memory, tf.string),
+                                                memory_speaker=tf.constant(speaker, tf.string),
+                                                query=tf.constant(query, tf.string))
+            for key in ("responses", "indices", "template"):
+                outputs[key].append(result[key].numpy())
+        return {key: np.concatenate(value) for key, value in outputs.items()}
 
     def templates_of(self, examples: Sequence[TurnExample]) -> list[str]:
         """The template model's best template for each example."""
-        return best_answers(self.template_model, [template_example(self.lexicon, e) for e in examples])
+        if not examples:
+            return []
+        return [t.decode("utf-8") for t in self.outputs(examples)["template"]]
 
     def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
-        """The template model's best template; its candidates, best filled first (the template itself when no
-        candidate has it).
+        """The best template's candidates, best filled first, then the others (see :class:`TemplateServingModule`).
 
         (Letting the top 2, 3 or 5 templates compete by log p(template) + log p(candidate | template) gave
         61.99, 61.94 and 62.03% on task 6 dev against 62.03% for the best template alone, so it is not done.)"""
         if not examples:
             return []
-        chosen = self.templates_of(examples)
-        ranked = []
-        for start in range(0, len(examples), RANK_CHUNK):  # features of a chunk at a time: bounded memory
-            part, templates = examples[start:start + RANK_CHUNK], chosen[start:start + RANK_CHUNK]
-            x, mask, groups = self._groups(self.lexicon, self.templates, part, templates, self.features, self.tables)
-            scores = self.filler.predict({"features": x, "mask": mask}, batch_size=256, verbose=0)
-            ranked += [[group[int(i)] for i in np.argsort(-row[:len(group)], kind="stable")[:k]] if group
-                       else [template] for row, group, template in zip(scores, groups, templates, strict=True)]
-        return ranked
+        return [[r.decode("utf-8") for r in row[:k]] for row in self.outputs(examples)["responses"]]
+
+
+def candidate_features_of(filling: FillingFeatures, examples: Sequence[TurnExample], ids: np.ndarray,
+                          batch_size: int = 256) -> np.ndarray:
+    """[N, G, F] filling features of the candidates ``ids`` [N, G] of each example, a batch at a time."""
+    features = tf.function(filling.features, reduce_retracing=True)
+    out = np.zeros((len(examples), ids.shape[1], len(filling.feature_names)), np.float32)
+    for start in range(0, len(examples), batch_size):
+        memory, speaker, query = pad_batch(examples[start:start + batch_size])
+        out[start:start + batch_size] = features(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
+                                                 tf.constant(query, tf.string),
+                                                 tf.constant(ids[start:start + batch_size]))
+    return out
 
 
 @dataclass

@@ -6,26 +6,30 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from data.facts import corpus_facts
 from data.layout import discover
 from data.restaurant.generation import GenerationPlan, generate
+from models.babi.template_graph import FillingFeatures, chosen_first
 from models.babi.template_ranker import (
     FILL_FEATURES,
     LEARNED_FILL_DEPTH,
     POLICY_FEATURES,
-    CandidateGroup,
     DialogContext,
     EntityLexicon,
     RankedFilling,
     TemplateRanker,
     candidate_features,
+    candidate_features_of,
     template_example,
     value_features,
 )
-from models.examples import TaskData, best_answers, split_examples
+from models.examples import TaskData, TurnExample, best_answers, split_examples
+from models.features import Featurizer
 from models.metrics import accuracy_report
-from models.training import TrainConfig
+from models.serving.ranker import SavedModelRanker
+from models.training import TrainConfig, featurize
 from tests import FIXTURES
 
 FIXTURE = FIXTURES / "task6-rules"
@@ -104,9 +108,9 @@ def test_an_ablated_filler_reads_only_the_features_left(tmp_path: Path) -> None:
         assert row == expected
 
 
-def test_candidate_groups_give_candidate_features_of_every_candidate(task6, tmp_path: Path) -> None:
-    """The per-value tables give exactly the per-candidate sums, on DSTC2-like dialogs and on generated task 5
-    (KB results, restaurants on offer, OOV test restaurants)."""
+def test_filling_features_in_tensorflow_ops_equal_the_python_definition(task6, tmp_path: Path) -> None:
+    """The SavedModel's features (TensorFlow ops over a batch) give exactly ``candidate_features`` of every
+    candidate, on DSTC2-like dialogs and on generated task 5 (KB results, restaurants on offer, OOV restaurants)."""
     generate(GenerationPlan(seed=3, dialogs_per_split=6, tasks=(5,)), tmp_path, runner="local")
     task5 = TaskData.load(discover(tmp_path)[5])
     files6, trn6, lexicon6 = task6
@@ -115,21 +119,71 @@ def test_candidate_groups_give_candidate_features_of_every_candidate(task6, tmp_
     for lexicon, candidates, examples in (
             (lexicon6, TaskData.load(files6).candidates, trn6),
             (lexicon5, task5.candidates, task5.split("trn")[::5] + task5.split("tst-OOV")[::5])):
-        templates: dict[str, list[str]] = {}
-        for candidate in candidates:
-            templates.setdefault(lexicon.delexicalise(candidate), []).append(candidate)
-        tables = [(group, CandidateGroup(lexicon, group)) for group in templates.values() if len(group) > 1]
-        for example in examples:
+        filling = FillingFeatures(lexicon.types, lexicon.attributes, candidates, FILL_FEATURES)
+        ids = np.broadcast_to(np.arange(len(candidates), dtype=np.int32), (len(examples), len(candidates)))
+        got = candidate_features_of(filling, examples, ids)
+        for example, features in zip(examples, got, strict=True):
             context = DialogContext.of(lexicon, example)
-            for group, table in tables:
-                expected = np.stack([candidate_features(lexicon, context, c) for c in group])
-                np.testing.assert_array_equal(table.features(context), expected)
-                checked += len(group)
-    assert checked > 10_000
+            expected = np.stack([candidate_features(lexicon, context, c) for c in candidates])
+            np.testing.assert_allclose(features, expected, rtol=1e-6, err_msg=example.dialog_id)
+            checked += len(candidates)
+    assert checked > 100_000
     # A restaurant on offer whose attributes the dialog never stated (known from the KB file only).
-    context = DialogContext(bot_turn={"the_oak": 0}, on_offer="the_oak")
-    phone = "The phone number of <name> is <phone>"
-    group = [c for c in TaskData.load(files6).candidates if lexicon6.delexicalise(c) == phone]
-    expected = np.stack([candidate_features(lexicon6, context, c) for c in group])
+    offer = TurnExample("d", "dstc2", "trn", 1, ("the_oak is a nice place",), ("bot",), "phone", "")
+    context = DialogContext.of(lexicon6, offer)
+    candidates = TaskData.load(files6).candidates
+    expected = np.stack([candidate_features(lexicon6, context, c) for c in candidates])
     assert expected[:, FILL_FEATURES.index("attribute_of_on_offer")].any()
-    np.testing.assert_array_equal(CandidateGroup(lexicon6, group).features(context), expected)
+    filling = FillingFeatures(lexicon6.types, lexicon6.attributes, candidates, FILL_FEATURES)
+    got = candidate_features_of(filling, [offer], np.arange(len(candidates), dtype=np.int32)[np.newaxis])
+    np.testing.assert_allclose(got[0], expected, rtol=1e-6)
+
+
+def test_the_chosen_templates_candidates_come_first_whatever_their_scores() -> None:
+    in_chosen = tf.constant([[False, True, False, True, True], [True, False, False, False, False]])
+    fill = tf.constant([[0.0, -9.0, 5.0, -7.0, -9.0], [-50.0, 1.0, 2.0, 3.0, 4.0]])
+    scores = tf.constant([[-1.0, -20.0, -2.0, -20.0, -20.0], [-90.0, -3.0, -1.0, -2.0, -4.0]])
+    assert chosen_first(in_chosen, fill, scores, 4).numpy().tolist() == [[3, 1, 4, 0], [0, 2, 3, 1]]
+
+
+def reference_rank(ranker: TemplateRanker, examples: list[TurnExample]) -> list[list[str]]:
+    """The ranking as the Python definition gives it: the template model's best template on
+    ``template_example``, its candidates by the filler's score of ``candidate_features``."""
+    inputs = featurize(Featurizer(ranker.template_spec), [template_example(ranker.lexicon, e) for e in examples])
+    logits = np.asarray(ranker.template_model.predict_on_batch(inputs))
+    columns = [FILL_FEATURES.index(f) for f in ranker.features]
+    rows = []
+    for example, best in zip(examples, logits.argmax(axis=1), strict=True):
+        group = ranker.templates[ranker.template_spec.candidates[best]]
+        context = DialogContext.of(ranker.lexicon, example)
+        x = np.stack([candidate_features(ranker.lexicon, context, c)[columns] for c in group])[np.newaxis]
+        scores = np.asarray(ranker.filler.predict_on_batch({"features": x, "mask": np.ones(x.shape[:2])}))[0]
+        rows.append([group[i] for i in np.argsort(-scores, kind="stable")])
+    return rows
+
+
+def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, tmp_path: Path) -> None:
+    """One model over generated tasks 1-5 (they share candidates) and one on DSTC2-like dialogs: the exported
+    SavedModel, called as TF Serving would, answers every turn of every split as the ranker in memory and as the
+    Python definition (same template, same filled response)."""
+    generate(GenerationPlan(seed=4, dialogs_per_split=8), tmp_path / "data", runner="local")
+    corpus = discover(tmp_path / "data")
+    tasks = {n: TaskData.load(corpus[n]) for n in (1, 2, 3, 4, 5)}
+    config = TrainConfig(hops=1, embedding_dim=16, epochs=2)
+    files6, trn6, _ = task6
+    task6_data = TaskData.load(files6)
+    cases = [
+        (tasks[5].candidates, tasks[5].facts, [e for t in tasks.values() for e in t.split("trn")],
+         [e for t in tasks.values() for e in t.split("dev")],
+         [e for t in tasks.values() for split in ("dev", "tst", "tst-OOV") for e in t.split(split)]),
+        (task6_data.candidates, task6_data.facts, trn6, task6_data.split("dev"), trn6 + task6_data.split("dev")),
+    ]
+    for n, (candidates, facts, trn, dev, checked) in enumerate(cases):
+        out = tmp_path / f"model{n}"
+        ranker, _ = TemplateRanker.fit_examples(candidates, facts, trn, dev, config, out, fill_epochs=2)
+        saved = SavedModelRanker(out).rank(checked)
+        assert saved == ranker.rank(checked)
+        reference = reference_rank(ranker, checked)
+        assert [row[:len(expected)] for row, expected in zip(saved, reference, strict=True)] == [
+            expected[:10] for expected in reference]
+        assert all(len(row) == 10 for row in saved)

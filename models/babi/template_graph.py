@@ -1,0 +1,303 @@
+"""The template ranker in TensorFlow ops: delexicalisation, filling features, template model and filler in one
+module, so that the exported SavedModel needs no Python of ours (TF Serving, ``saved_model_cli``, TFMA).
+
+:class:`FillingFeatures` computes, for a batch of raw dialogs and any candidates, the features that
+``template_ranker.candidate_features`` defines in Python (the readable reference; a test holds them equal).
+Everything is vectorised over the batch: a dialog's lines are ``memory`` then the query, each split into words;
+entity words are indices into the lexicon's values, and per-value facts (said by the user how many turns ago, in
+the latest API call, among the latest KB results, ...) are segment reductions over those indices.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from data.corpus import API_CALL_PREFIX, NO_RESULT
+from models.features import FeatureSpec
+from models.memn2n import MemN2N
+from models.serving.export import DialogServingModule
+
+NAME = "name"
+FACT_PATTERN = r"(\S+) (R_\S+) (\S.*)"  # data.corpus.parse_kb_result's pattern, in RE2
+_NONE = np.int32(2**31 - 1)  # unsorted_segment_min of an empty segment
+
+
+def _last(mask: tf.Tensor) -> tf.Tensor:
+    """[B, L] bool -> [B] index of the last True (-1 when none)."""
+    positions = tf.range(tf.shape(mask)[1])[tf.newaxis, :]
+    return tf.reduce_max(tf.where(mask, positions, -1), axis=1)
+
+
+def _per_value(ids: tf.Tensor, mask: tf.Tensor, data: tf.Tensor, values: int, reduce: str) -> tf.Tensor:
+    """[B, V]: ``data`` reduced (min or max) over the positions of ``ids`` (value indices, any shape [B, ...])
+    where ``mask`` holds, per batch row and value."""
+    batch = tf.shape(ids)[0]
+    rows = tf.reshape(tf.range(batch), tf.concat([[batch], tf.ones([tf.rank(ids) - 1], tf.int32)], 0))
+    segment = tf.where(mask & (ids >= 0), rows * values + ids, batch * values)
+    reducer = tf.math.unsorted_segment_min if reduce == "min" else tf.math.unsorted_segment_max
+    out = reducer(tf.broadcast_to(data, tf.shape(ids)), segment, batch * values + 1)[:-1]
+    return tf.reshape(out, [batch, values])
+
+
+class FillingFeatures(tf.Module):
+    """The filling features of candidates in raw dialogs: ``features(memory, memory_speaker, query, ids)`` gives
+    [B, G, F] for the candidate indices ``ids`` [B, G] (``len(candidates)``: padding, all zero)."""
+
+    def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
+                 feature_names: Sequence[str], name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.feature_names = tuple(feature_names)
+        values = sorted(types)
+        index = {value: v for v, value in enumerate(values)}
+        kinds = sorted(set(types.values()) - {NAME})
+        self.value_count, self.kind_count = len(values), max(len(kinds), 1)
+        self.word_value = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant(values or [""], tf.string),
+                                                tf.constant(list(range(len(values))) or [-1], tf.int32)), -1)
+        self.kind_index = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant(kinds or [""], tf.string),
+                                                tf.constant(list(range(len(kinds))) or [-1], tf.int32)), -1)
+        # Per value: its kind (-1: a restaurant name) and, padded with one row, whether it is a name.
+        value_kind = np.array([kinds.index(types[v]) if types[v] != NAME else -1 for v in values] + [-1], np.int32)
+        self.value_kind = tf.constant(value_kind)
+        self.is_name = tf.constant(np.array([types[v] == NAME for v in values] + [False]))
+        # The KB file's attributes: [V + 1, K] value index of attribute k of value v (a name), -1 when none.
+        kb = np.full((len(values) + 1, max(len(kinds), 1)), -1, np.int32)
+        for entity, kinds_of in attributes.items():
+            for kind, value in kinds_of.items():
+                if entity in index and kind in kinds and value in index:
+                    kb[index[entity], kinds.index(kind)] = index[value]
+        self.kb = tf.constant(kb)
+        # Each candidate's entity values (padding: V), its own restaurant (first name, -1 when none); one padding row.
+        slots = [[index[w] for w in c.split(" ") if w in index] for c in candidates]
+        width = max((len(s) for s in slots), default=0) or 1
+        table = np.full((len(candidates) + 1, width), len(values), np.int32)
+        own = np.full(len(candidates) + 1, -1, np.int32)
+        for c, row in enumerate(slots):
+            table[c, :len(row)] = row
+            own[c] = next((v for v in row if value_kind[v] == -1), -1)
+        self.slots, self.own = tf.constant(table), tf.constant(own)
+
+    def value_table(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
+                    ) -> tuple[tf.Tensor, tf.Tensor]:
+        """[B, V + 1, F] per-value features (own_attribute left 0; last row: padding) and [B, V, K] the attribute
+        table the dialog's KB results give (newest first), else the KB file's."""
+        values, kinds = self.value_count, self.kind_count
+        lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the newest user line
+        speaker = tf.concat([memory_speaker, tf.fill([tf.shape(query)[0], 1], "user")], axis=1)
+        batch, length = tf.shape(lines)[0], tf.shape(lines)[1]
+        position = tf.range(length)[tf.newaxis, :]
+        user, bot = tf.equal(speaker, "user"), tf.equal(speaker, "bot")
+        is_fact = tf.strings.regex_full_match(lines, FACT_PATTERN)
+        result = user & (tf.equal(lines, NO_RESULT) | is_fact)
+        ragged = tf.strings.split(lines, sep=" ")
+        words = ragged.to_tensor(default_value="")  # [B, L, S]
+        count = tf.cast(ragged.row_lengths(axis=-1).to_tensor(), tf.int32)  # [B, L] words per line
+        width = tf.shape(words)[2]
+        words = tf.pad(words, [[0, 0], [0, 0], [0, tf.maximum(3 - width, 0)]])  # name, attribute, value always there
+        ids = self.word_value.lookup(words)  # [B, L, S] value index, -1 for other words
+        column = tf.range(tf.shape(words)[2])[tf.newaxis, tf.newaxis, :]
+
+        # Said by the user / the bot, how many of its turns ago (KB results are not turns).
+        user_turn, bot_turn = user & ~result, bot
+        user_ago = tf.cumsum(tf.cast(user_turn, tf.int32), axis=1, exclusive=True, reverse=True)
+        bot_ago = tf.cumsum(tf.cast(bot_turn, tf.int32), axis=1, exclusive=True, reverse=True)
+        user_min = _per_value(ids, user_turn[..., tf.newaxis], user_ago[..., tf.newaxis], values, "min")
+        bot_min = _per_value(ids, bot_turn[..., tf.newaxis], bot_ago[..., tf.newaxis], values, "min")
+        user_ever, bot_ever = user_min < _NONE, bot_min < _NONE
+        in_query = tf.equal(user_min, 0)
+        user_recency = tf.where(user_ever, tf.exp(-tf.cast(user_min, tf.float32)), 0.0)
+        bot_recency = tf.where(bot_ever, tf.exp(-tf.cast(bot_min, tf.float32)), 0.0)
+
+        # The arguments of the latest API call that has some.
+        call = bot & tf.equal(words[:, :, 0], API_CALL_PREFIX) & (count > 1)
+        latest_call = tf.equal(position, _last(call)[:, tf.newaxis]) & call
+        in_call = _per_value(ids, latest_call[..., tf.newaxis] & (column >= 1), tf.constant(1), values, "max") > 0
+
+        # The latest block of KB results: result lines after the last other line that precedes the newest result.
+        newest_result = _last(result)
+        before = _last((position < newest_result[:, tf.newaxis]) & ~result & (user | bot))
+        inside = result & (position > before[:, tf.newaxis])
+        single = tf.equal(count, 3)  # "name R_attribute value" with a one-word value
+        fact_words = (tf.equal(column, 0) | (tf.equal(column, 2) & single[..., tf.newaxis]))
+        in_results = _per_value(ids, (inside & is_fact)[..., tf.newaxis] & fact_words, tf.constant(1), values,
+                                "max") > 0
+
+        # Ratings of the latest results: a name's newest rating line; ranked best first, ties newest first.
+        names = tf.strings.to_hash_bucket_fast(words[:, :, 0], 2**62)
+        rated = inside & is_fact & tf.equal(words[:, :, 1], "R_rating")
+        value_text = tf.where(single, words[:, :, 2], "")
+        digits = tf.strings.regex_full_match(value_text, "[0-9]+")
+        rating = tf.strings.to_number(tf.where(digits, value_text, "0"), tf.float64)  # int(value) if isdigit, else 0
+        same = tf.equal(names[:, :, tf.newaxis], names[:, tf.newaxis, :])  # [B, L, L']
+        newer = position[:, :, tf.newaxis] < position[:, tf.newaxis, :]
+        first = rated & ~tf.reduce_any(same & newer & rated[:, tf.newaxis, :], axis=2)
+        ahead = first[:, tf.newaxis, :] & ((rating[:, tf.newaxis, :] > rating[:, :, tf.newaxis])
+                                          | (tf.equal(rating[:, tf.newaxis, :], rating[:, :, tf.newaxis]) & newer))
+        rank = tf.reduce_sum(tf.cast(ahead, tf.int32), axis=2)  # [B, L]
+        name_ids = ids[:, :, 0]
+        rank_score = tf.where(first, 1.0 / (1.0 + tf.cast(rank, tf.float32)), 0.0)
+        rating_rank = tf.maximum(_per_value(name_ids, first, rank_score, values, "max"), 0.0)
+        # The best-rated result the bot never said (by word hash: names outside the lexicon count too).
+        bot_words = tf.where(bot[..., tf.newaxis], tf.strings.to_hash_bucket_fast(words, 2**62), -1)
+        said = tf.sort(tf.reshape(bot_words, [batch, -1]), axis=1)
+        found = tf.searchsorted(said, names, side="left")
+        offered = tf.equal(tf.gather(said, tf.minimum(found, tf.shape(said)[1] - 1), batch_dims=1), names)
+        candidates_rank = tf.where(first & ~offered, rank, 2**30)
+        best = tf.argmin(candidates_rank, axis=1, output_type=tf.int32)
+        best_value = tf.where(tf.reduce_min(candidates_rank, axis=1) < 2**30,
+                              tf.gather(name_ids, best, batch_dims=1), -1)
+
+        # The restaurant on offer: the first name in the newest bot line that names one.
+        name_word = bot[..., tf.newaxis] & tf.gather(self.is_name, tf.where(ids >= 0, ids, values))
+        key = tf.where(name_word, position[..., tf.newaxis] * tf.shape(words)[2] + (tf.shape(words)[2] - 1 - column),
+                       -1)
+        flat = tf.reshape(key, [batch, -1])
+        on_offer = tf.where(tf.reduce_max(flat, axis=1) >= 0,
+                            tf.gather(tf.reshape(ids, [batch, -1]), tf.argmax(flat, axis=1, output_type=tf.int32),
+                                      batch_dims=1), -1)
+
+        # Attributes: a name's newest KB result line of each kind, else the KB file.
+        kind = self.kind_index.lookup(tf.strings.regex_replace(words[:, :, 1], "^R_", ""))
+        fact_value = tf.where(single, ids[:, :, 2], -1)
+        stated = result & is_fact & (name_ids >= 0) & (kind >= 0)
+        segment = tf.where(stated, (tf.range(batch)[:, tf.newaxis] * values + name_ids) * kinds + kind,
+                           batch * values * kinds)
+        newest = tf.math.unsorted_segment_max(tf.broadcast_to(position, tf.shape(segment)), segment,
+                                              batch * values * kinds + 1)[:-1]
+        newest = tf.reshape(newest, [batch, values, kinds])
+        attributes = tf.where(newest >= 0, tf.gather(fact_value, tf.maximum(newest, 0), batch_dims=1),
+                              self.kb[tf.newaxis, :values])
+        of_offer = tf.gather(attributes, tf.maximum(on_offer, 0), batch_dims=1)  # [B, K]
+        kind_of = self.value_kind[:values]
+        offer_value = tf.gather(of_offer, tf.maximum(kind_of, 0), axis=1)  # [B, V]
+        attribute_of_offer = ((kind_of >= 0)[tf.newaxis, :] & (on_offer >= 0)[:, tf.newaxis]
+                              & tf.equal(offer_value, tf.range(values)[tf.newaxis, :]))
+
+        every = tf.range(values)[tf.newaxis, :]
+        columns = {
+            "in_query": in_query, "user_recency": user_recency, "user_ever": user_ever,
+            "bot_recency": bot_recency, "bot_ever": bot_ever, "in_api_call": in_call, "in_results": in_results,
+            "rating_rank": rating_rank, "best_not_offered": tf.equal(every, best_value[:, tf.newaxis]),
+            "on_offer": tf.equal(every, on_offer[:, tf.newaxis]), "attribute_of_on_offer": attribute_of_offer,
+            "known": tf.ones([batch, values], tf.bool), "own_attribute": tf.zeros([batch, values], tf.bool),
+        }
+        table = tf.stack([tf.cast(columns[name], tf.float32) for name in self.feature_names], axis=-1)
+        return tf.pad(table, [[0, 0], [0, 1], [0, 0]]), attributes
+
+    def features(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
+        """[B, G, F]: the summed value features of each candidate ``ids`` [B, G], and own_attribute."""
+        table, attributes = self.value_table(memory, memory_speaker, query)
+        slots = tf.gather(self.slots, ids)  # [B, G, W]
+        summed = tf.reduce_sum(tf.gather(table, slots, batch_dims=1), axis=2)
+        if "own_attribute" not in self.feature_names:
+            return summed
+        own = tf.gather(self.own, ids)  # [B, G]
+        kind = tf.gather(self.value_kind, slots)  # [B, G, W]
+        owner = tf.maximum(tf.broadcast_to(own[..., tf.newaxis], tf.shape(kind)), 0)
+        stated = tf.gather_nd(attributes, tf.stack([owner, tf.maximum(kind, 0)], axis=-1), batch_dims=1)
+        matches = (own[..., tf.newaxis] >= 0) & (kind >= 0) & tf.equal(stated, slots)
+        own_count = tf.reduce_sum(tf.cast(matches, tf.float32), axis=2)
+        column = self.feature_names.index("own_attribute")
+        return tf.concat([summed[..., :column], own_count[..., tf.newaxis], summed[..., column + 1:]], axis=-1)
+
+
+def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: int) -> tf.Tensor:
+    """[B, k] candidate indices: those ``in_chosen`` [B, C] first, by ``fill`` (ties: lower index first, as a
+    stable sort), then the others by ``scores``."""
+    order = tf.argsort(tf.where(in_chosen, fill, scores), axis=1, direction="DESCENDING", stable=True)
+    first = tf.argsort(tf.cast(tf.gather(in_chosen, order, batch_dims=1), tf.int32), axis=1, direction="DESCENDING",
+                       stable=True)
+    return tf.gather(order, first, batch_dims=1)[:, :k]
+
+
+def delexicalise(types: tf.lookup.StaticHashTable, text: tf.Tensor) -> tf.Tensor:
+    """``EntityLexicon.delexicalise`` in ops: each entity word (split on single spaces) becomes ``<type>``."""
+    words = tf.strings.split(text, sep=" ")
+    typed = types.lookup(words.flat_values)
+    return tf.strings.reduce_join(words.with_flat_values(tf.where(tf.equal(typed, ""), words.flat_values, typed)),
+                                  axis=-1, separator=" ")
+
+
+class TemplateServingModule(DialogServingModule):
+    """The template ranker as one servable module, with the signatures of :class:`DialogServingModule`.
+
+    The template model reads the history as ``template_ranker.template_example`` makes it (delexicalised, KB
+    results reduced to their rating lines); the filler scores every candidate from its filling features. The
+    responses are the best template's candidates, best filled first, then every other candidate by
+    log p(template) + log p(candidate | template); ``scores`` are that sum; ``template`` is the chosen template;
+    ``attention`` is the template model's, put back on the raw memory (most recent first; dropped KB lines 0)."""
+
+    def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
+                 template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
+                 feature_names: Sequence[str], top_k: int = 10) -> None:
+        super().__init__(template_spec, template_model, top_k)
+        self.filler = filler
+        self.model_variables += [weight.value for weight in filler.weights]
+        self.filling = FillingFeatures(types, attributes, candidates, feature_names)
+        words = sorted(types)
+        self.type_words = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant(words or [""], tf.string),
+                                                tf.constant([f"<{types[w]}>" for w in words] or [""])), "")
+        templates = list(template_spec.candidates)
+        self.templates = tf.constant(templates)
+        self.template_of = tf.constant([templates.index(t) for t in (
+            " ".join(f"<{types[w]}>" if w in types else w for w in c.split(" ")) for c in candidates)], tf.int32)
+        self.candidates = tf.constant(list(candidates))
+        self.top_k = min(top_k, len(candidates))
+        self._spec_json = json.dumps({"template_spec": json.loads(template_spec.to_json()), "entity_types": types,
+                                      "attributes": attributes, "filling_features": list(feature_names)})
+
+    def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
+                        ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
+        """The template model's memory, speakers and query, and which raw memory lines it keeps [B, M]."""
+        words = tf.strings.split(memory, sep=" ").to_tensor(default_value="")
+        words = tf.pad(words, [[0, 0], [0, 0], [0, tf.maximum(2 - tf.shape(words)[2], 0)]])
+        result = tf.equal(memory_speaker, "user") & tf.strings.regex_full_match(memory, FACT_PATTERN)
+        kept = tf.not_equal(memory_speaker, "") & ~(result & tf.not_equal(words[:, :, 1], "R_rating"))
+        delexicalised = delexicalise(self.type_words, memory)
+        memory_t = tf.ragged.boolean_mask(delexicalised, kept).to_tensor(default_value="")
+        speaker_t = tf.ragged.boolean_mask(memory_speaker, kept).to_tensor(default_value="")
+        return memory_t, speaker_t, delexicalise(self.type_words, query), kept
+
+    def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query)
+        logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
+        chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
+        batch, count = tf.shape(query)[0], tf.shape(self.candidates)[0]
+        every = tf.broadcast_to(tf.range(count)[tf.newaxis, :], [batch, count])
+        features = self.filling.features(memory, memory_speaker, query, every)
+        fill = self.filler({"features": features, "mask": tf.ones([batch, count])})  # [B, C]
+        # log p(candidate | template): a softmax of the filler's scores within each template's candidates.
+        templates = tf.shape(self.templates)[0]
+        by_template = tf.transpose(fill)  # [C, B]
+        peak = tf.math.unsorted_segment_max(by_template, self.template_of, templates)
+        total = tf.math.unsorted_segment_sum(tf.exp(by_template - tf.gather(peak, self.template_of)), self.template_of,
+                                             templates)
+        log_fill = fill - tf.transpose(tf.gather(peak + tf.math.log(total), self.template_of))
+        scores = tf.gather(tf.nn.log_softmax(logits), self.template_of, axis=1) + log_fill
+        # The chosen template's candidates first, by the filler's score; then the others by their score.
+        in_chosen = tf.equal(self.template_of[tf.newaxis, :], chosen[:, tf.newaxis])
+        top = chosen_first(in_chosen, fill, scores, self.top_k)
+        return {"responses": tf.gather(self.candidates, top), "scores": tf.gather(scores, top, batch_dims=1),
+                "indices": top, "template": tf.gather(self.templates, chosen),
+                "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
+
+    @staticmethod
+    def raw_attention(attention: tf.Tensor, kept: tf.Tensor, present: tf.Tensor) -> tf.Tensor:
+        """[B, hops, M] attention over the raw memory, most recent first, from the template model's [B, hops, Mt]
+        over the lines it kept (most recent first)."""
+        slots = tf.shape(attention)[2]
+        compact = tf.cumsum(tf.cast(kept, tf.int32), axis=1, exclusive=True, reverse=True)  # its slot, oldest first
+        oldest_first = tf.where((kept & (compact < slots))[:, tf.newaxis, :],
+                                tf.gather(attention, tf.minimum(compact, slots - 1), axis=2, batch_dims=1), 0.0)
+        lines = tf.reduce_sum(tf.cast(present, tf.int32), axis=1)
+        ago = tf.range(tf.shape(kept)[1])[tf.newaxis, :]
+        source = lines[:, tf.newaxis] - 1 - ago
+        recent_first = tf.gather(oldest_first, tf.maximum(source, 0), axis=2, batch_dims=1)
+        return tf.where((source >= 0)[:, tf.newaxis, :], recent_first, 0.0)
