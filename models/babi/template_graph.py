@@ -24,7 +24,8 @@ from models.serving.export import DialogServingModule
 
 NAME = "name"
 FACT_PATTERN = r"(\S+) (R_\S+) (\S.*)"  # data.corpus.parse_kb_result's pattern, in RE2
-_NONE = np.int32(2**31 - 1)  # unsorted_segment_min of an empty segment
+_NONE = np.int32(2**31 - 1)
+FILL_CHUNK = 64  # dialogs whose candidates the filler scores at once  # unsorted_segment_min of an empty segment
 
 
 def _last(mask: tf.Tensor) -> tf.Tensor:
@@ -194,7 +195,8 @@ class FillingFeatures(tf.Module):
         """[B, G, F]: the summed value features of each candidate ``ids`` [B, G], and own_attribute."""
         table, attributes = self.value_table(memory, memory_speaker, query)
         slots = tf.gather(self.slots, ids)  # [B, G, W]
-        summed = tf.reduce_sum(tf.gather(table, slots, batch_dims=1), axis=2)
+        summed = tf.add_n([tf.gather(table, slots[:, :, w], batch_dims=1)  # slot by slot: no [B, G, W, F]
+                           for w in range(self.slots.shape[1])])
         if "own_attribute" not in self.feature_names:
             return summed
         own = tf.gather(self.own, ids)  # [B, G]
@@ -269,10 +271,7 @@ class TemplateServingModule(DialogServingModule):
         memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query)
         logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
         chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
-        batch, count = tf.shape(query)[0], tf.shape(self.candidates)[0]
-        every = tf.broadcast_to(tf.range(count)[tf.newaxis, :], [batch, count])
-        features = self.filling.features(memory, memory_speaker, query, every)
-        fill = self.filler({"features": features, "mask": tf.ones([batch, count])})  # [B, C]
+        fill = self.fill_scores(memory, memory_speaker, query)  # [B, C]
         # log p(candidate | template): a softmax of the filler's scores within each template's candidates.
         templates = tf.shape(self.templates)[0]
         by_template = tf.transpose(fill)  # [C, B]
@@ -287,6 +286,20 @@ class TemplateServingModule(DialogServingModule):
         return {"responses": tf.gather(self.candidates, top), "scores": tf.gather(scores, top, batch_dims=1),
                 "indices": top, "template": tf.gather(self.templates, chosen),
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
+
+    def fill_scores(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
+        """[B, C] the filler's score of every candidate, FILL_CHUNK dialogs at a time: memory stays bounded
+        (a chunk of task 5 holds 64 x 4,212 candidates x 45 floats) whatever batch TFMA or a client sends."""
+        batch, count = tf.shape(query)[0], tf.shape(self.candidates)[0]
+        chunks = (batch + FILL_CHUNK - 1) // FILL_CHUNK
+        scores = tf.TensorArray(tf.float32, size=chunks, infer_shape=False, element_shape=tf.TensorShape([None, None]))
+        for i in tf.range(chunks):
+            rows = slice(i * FILL_CHUNK, tf.minimum((i + 1) * FILL_CHUNK, batch))
+            size = rows.stop - rows.start
+            every = tf.broadcast_to(tf.range(count)[tf.newaxis, :], [size, count])
+            features = self.filling.features(memory[rows], memory_speaker[rows], query[rows], every)
+            scores = scores.write(i, self.filler({"features": features, "mask": tf.ones([size, count])}))
+        return tf.reshape(scores.concat(), [batch, count])
 
     @staticmethod
     def raw_attention(attention: tf.Tensor, kept: tf.Tensor, present: tf.Tensor) -> tf.Tensor:
