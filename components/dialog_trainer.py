@@ -22,6 +22,7 @@ from tfx.types import artifact_utils, standard_component_specs
 
 from components.corpus_resources import read_resources
 from data.atomic import write_text_atomic
+from models.babi.template_ranker import TemplateRanker
 from models.features import spec_from_sentences
 from models.gfile import GFILE
 from models.tf_examples import read_tf_examples
@@ -46,17 +47,21 @@ def run_fn(fn_args: FnArgs) -> None:
     resources = read_resources(settings.pop(EXAMPLES_URI_KEY))
     config = TrainConfig(**settings)
     trn, dev = read_tf_examples(fn_args.train_files), read_tf_examples(fn_args.eval_files)
-    sentences = {text for e in trn for text in (*e.memory, e.query, e.answer)}
-    spec = spec_from_sentences(resources.candidates, resources.facts, sentences,
-                               memory_size=memory_size_for(config, trn + dev))
     logging.info("DialogTrainer: %d train and %d eval turns, tasks %s, %s", len(trn), len(dev), resources.tasks,
                  config)
-    summary = fit_and_export(spec, trn, dev, config, out=fn_args.serving_model_dir, verbose=2,
-                             log_dir=fn_args.model_run_dir)
+    if config.model == "template":  # the product model: template MemN2N and filler in one SavedModel
+        _, summary = TemplateRanker.fit_examples(resources.candidates, resources.facts, trn, dev, config,
+                                                 out=fn_args.serving_model_dir, verbose=2,
+                                                 log_dir=fn_args.model_run_dir)
+    else:
+        sentences = {text for e in trn for text in (*e.memory, e.query, e.answer)}
+        spec = spec_from_sentences(resources.candidates, resources.facts, sentences,
+                                   memory_size=memory_size_for(config, trn + dev))
+        summary = fit_and_export(spec, trn, dev, config, out=fn_args.serving_model_dir, verbose=2,
+                                 log_dir=fn_args.model_run_dir)
     write_text_atomic(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE),
                       json.dumps({"tasks": list(resources.tasks), **summary}, indent=1), GFILE)
-    logging.info("DialogTrainer: best epoch %d, dev per-response accuracy %.2f%%", summary["best_epoch"],
-                 summary["dev_per_response_accuracy"])
+    logging.info("DialogTrainer: dev per-response accuracy %.2f%%", summary["dev_per_response_accuracy"])
 
 
 def DialogTrainer(examples: Any, config: TrainConfig | dict[str, Any]) -> Trainer:  # noqa: N802 (component)

@@ -28,7 +28,8 @@ from models.serving.export import DialogServingModule, export, prepare_output
 
 @dataclass(frozen=True)
 class TrainConfig:
-    model: str = "memn2n"  # or "embeddings"
+    model: str = "memn2n"  # or "embeddings", or "template" (models.babi.template_ranker: a MemN2N with these
+    # settings ranks delexicalised answers, a filler trained for ``fill_epochs`` fills their entities)
     match_type: bool = False
     hops: int = 3
     embedding_dim: int = 32
@@ -51,13 +52,15 @@ class TrainConfig:
     shared_embeddings: bool = False
     # Stop when dev accuracy has not improved for this many epochs (None: run every epoch).
     patience: int | None = None
+    # Template ranker only: epochs of its filler.
+    fill_epochs: int = 10
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot train (a zero size, a rate that is not a positive number) before any time
         is spent, naming the setting."""
-        if self.model not in ("memn2n", "embeddings"):
-            raise ValueError(f"model must be memn2n or embeddings, got {self.model!r}")
-        for name in ("hops", "embedding_dim", "epochs", "batch_size", "max_memory", "negatives"):
+        if self.model not in ("memn2n", "embeddings", "template"):
+            raise ValueError(f"model must be memn2n, embeddings or template, got {self.model!r}")
+        for name in ("hops", "embedding_dim", "epochs", "batch_size", "max_memory", "negatives", "fill_epochs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")

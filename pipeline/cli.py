@@ -230,8 +230,9 @@ def _task_files(data: Path, task: int):
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Corpus directory in the dialog-bAbI layout.")
 @click.option("--task", required=True, type=int, help="Task number (1-6).")
-@click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings"]), default="memn2n",
-              show_default=True, help="MemN2N (appendix A) or supervised embeddings (4.3).")
+@click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings", "template"]), default="memn2n",
+              show_default=True, help="MemN2N (appendix A), supervised embeddings (4.3), or the template ranker "
+                                      "(a MemN2N over delexicalised answers and a learned filler, one SavedModel).")
 @click.option("--match-type/--no-match-type", default=False, show_default=True, help="Match-type features (4.5).")
 @click.option("--preset", type=click.Choice(["paper", "none"]), default="paper", show_default=True,
               help="paper: Table 9 (MemN2N) or Table 8 (embeddings) settings for the task.")
@@ -257,6 +258,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
           only_learned_words: bool, epochs: int | None, batch_size: int | None, seed: int, with_history: bool,
           out: Path, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
+    from models.serving.export import prepare_output
     from models.training import TrainConfig
     from models.training import train as run_training
 
@@ -271,7 +273,16 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (TrainConfig.paper(task, model=model_kind, **common) if preset == "paper"
                   else TrainConfig(model=model_kind, **common))
-        summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
+        if model_kind == "template":
+            from models.babi.template_ranker import TemplateRanker
+            from models.examples import TaskData
+
+            prepare_output(out)  # before reading the corpus: a refused --out costs nothing
+            loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
+            _, summary = TemplateRanker.fit(loaded, config, out=out, verbose=2, log_dir=log_dir)
+            summary = {"task": task, **summary}
+        else:
+            summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(json.dumps({key: value for key, value in summary.items() if with_history or key != "history"},

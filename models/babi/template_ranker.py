@@ -18,6 +18,7 @@ decisions, both learned from the training dialogs, with no rule written per resp
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,7 @@ from data.corpus import NO_RESULT, is_api_call, parse_kb_result
 from models.babi.template_graph import FillingFeatures, TemplateServingModule
 from models.examples import BOT, USER, Ranker, TaskData, TurnExample, pad_batch
 from models.features import FeatureSpec, spec_from_sentences
+from models.metrics import percent
 from models.serving.export import export, prepare_output
 from models.training import TrainConfig, fit, memory_size_for
 
@@ -214,18 +216,23 @@ class TemplateRanker:
     top_k: int = 10
 
     @classmethod
-    def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int = 10,
-            verbose: int = 0, features: Sequence[str] = FILL_FEATURES) -> tuple[TemplateRanker, dict]:
+    def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int | None = None,
+            verbose: int = 0, features: Sequence[str] = FILL_FEATURES, log_dir: str | None = None
+            ) -> tuple[TemplateRanker, dict]:
         """Fit on the task's ``trn``, the template model's best epoch on ``dev``; the SavedModel written to ``out``."""
         return cls.fit_examples(task.candidates, task.facts, task.split("trn"), task.split("dev"), config, out,
-                                fill_epochs, verbose, features)
+                                fill_epochs, verbose, features, log_dir)
 
     @classmethod
     def fit_examples(cls, candidates: Sequence[str], facts: Sequence[tuple[str, str, str]],
                      trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
-                     out: str | Path | None = None, fill_epochs: int = 10, verbose: int = 0,
-                     features: Sequence[str] = FILL_FEATURES) -> tuple[TemplateRanker, dict]:
-        """The entry of ``dialog train --model template`` and the pipeline's TemplateTrainer."""
+                     out: str | Path | None = None, fill_epochs: int | None = None, verbose: int = 0,
+                     features: Sequence[str] = FILL_FEATURES, log_dir: str | None = None
+                     ) -> tuple[TemplateRanker, dict]:
+        """The entry of ``dialog train --model template`` and the pipeline's TemplateTrainer (``fill_epochs``:
+        the config's unless given)."""
+        if not trn or not dev:
+            raise ValueError(f"{len(trn)} training and {len(dev)} dev examples: both are needed")
         if out is not None:
             prepare_output(out)  # before any training: a refused --out costs nothing
         lexicon = EntityLexicon.learn(facts, [e.answer for e in trn])
@@ -236,12 +243,18 @@ class TemplateRanker:
         dev_t = [template_example(lexicon, e) for e in dev]
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
-        model, summary = fit(spec, trn_t, dev_t, replace(config, model="memn2n"), verbose)
+        model, summary = fit(spec, trn_t, dev_t, replace(config, model="memn2n"), verbose, log_dir)
         ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, ())
-        ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs, config.seed, verbose)
+        ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
+                                                  verbose)
+        started = time.perf_counter()
+        predicted = [row[0] for row in ranker.rank(dev, 1)]
+        accuracy = percent(p == e.answer for p, e in zip(predicted, dev, strict=True))
         if out is not None:
             export(ranker.module, out)
-        return ranker, {"templates": len(templates), "template_model": summary, "filler": fill_summary}
+        return ranker, {"templates": len(templates), "candidates": len(candidates), "template_model": summary,
+                        "filler": fill_summary, "dev_per_response_accuracy": round(accuracy, 2),
+                        "dev_seconds": round(time.perf_counter() - started, 1)}
 
     @cached_property
     def module(self) -> TemplateServingModule:
