@@ -285,8 +285,11 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
             summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(json.dumps({key: value for key, value in summary.items() if with_history or key != "history"},
-                          allow_nan=False))
+    if not with_history:
+        summary = {key: value for key, value in summary.items() if key != "history"}
+        if "template_model" in summary:
+            summary["template_model"] = {k: v for k, v in summary["template_model"].items() if k != "history"}
+    click.echo(json.dumps(summary, allow_nan=False))
 
 
 @main.command()

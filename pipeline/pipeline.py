@@ -1,8 +1,9 @@
 """The `dialog` TFX pipeline: one definition for every orchestrator (local, Kubeflow Pipelines / Vertex AI).
 
 DialogExampleGen -> StatisticsGen -> SchemaGen (inferred, for reference) and ImportSchemaGen (the curated schema)
--> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per model (MemN2N with match type, supervised
-embeddings): Trainer -> Evaluator (TFMA slices, thresholds against the last blessed model) -> AtomicPusher.
+-> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per model (the template ranker, MemN2N with match
+type, supervised embeddings): Trainer -> Evaluator (TFMA slices, thresholds against the last blessed model of its
+kind) -> AtomicPusher.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
 METRICS_MODULE = "components.dialog_metrics"
 SLICE_FEATURES: tuple[tuple[str, ...], ...] = (
     (), ("task",), ("split",), ("challenge",), ("task", "split"), ("task", "challenge"), ("split", "challenge"))
-COMPONENT_NAMES = {"memn2n": "MemN2N", "embeddings": "Embeddings"}
+COMPONENT_NAMES = {"template": "Template", "memn2n": "MemN2N", "embeddings": "Embeddings"}
 
 
 # The slice that blesses a model: the dev dialogs (TFX split "eval"), never a test set, which is only reported.

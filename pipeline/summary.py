@@ -83,10 +83,11 @@ def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
 
 
 def run_summary(metadata_path: Path) -> dict[str, Any]:
-    """MemN2N's result at the top level (the README's JSON contract); every model's under ``models``."""
+    """The product model's result at the top level (the template ranker, the README's JSON contract); every
+    model's under ``models``."""
     store = _store(metadata_path)
     models = {model: model_summary(store, model) for model in MODELS}
-    return {**models["memn2n"], "models": models, "component_seconds": component_seconds(store)}
+    return {"model": MODELS[0], **models[MODELS[0]], "models": models, "component_seconds": component_seconds(store)}
 
 
 def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_response_accuracy",

@@ -20,9 +20,11 @@ from pipeline.summary import run_summary
 
 # Two epochs of small models: the test checks the plumbing (the best epoch kept), the benchmarks check accuracy.
 TINY = Profile(name="tiny",
+               template=TrainConfig(model="template", hops=1, embedding_dim=8, epochs=2, fill_epochs=2),
                memn2n=TrainConfig(model="memn2n", match_type=True, hops=1, embedding_dim=8, epochs=2),
                embeddings=TrainConfig(model="embeddings", embedding_dim=8, negatives=10, epochs=2),
-               min_accuracy={"memn2n": 0.0, "embeddings": 1.01})  # no model reaches 101%: refused by the floor
+               # No model reaches 101%: the embeddings are refused by the floor.
+               min_accuracy={"template": 0.0, "memn2n": 0.0, "embeddings": 1.01})
 
 
 @pytest.fixture(scope="module")
@@ -62,12 +64,13 @@ def test_every_artifact_is_written(finished: dict) -> None:
     drift = report["vocabulary_drift"]
     assert drift["tst-OOV"]["unseen_word_rate"] > drift["tst"]["unseen_word_rate"]  # the second KB's entities
 
-    for name in ("MemN2N", "Embeddings"):
+    for name in ("Template", "MemN2N", "Embeddings"):
         model = _only(f"{name}Trainer/model/*", root)
         assert (model / "Format-Serving" / "saved_model.pb").is_file()
         assert (model / "Format-Serving" / "assets" / "feature_spec.json").is_file()
         run_dir = _only(f"{name}Trainer/model_run/*", root)
         trained = json.loads((run_dir / "training_summary.json").read_text())
+        trained = trained.get("template_model", trained)  # the template ranker: its template model's epochs
         accuracies = [epoch["dev_per_response_accuracy"] for epoch in trained["history"]]
         assert len(accuracies) == 2 and trained["best_epoch"] == 1 + accuracies.index(max(accuracies))
         assert list(run_dir.rglob("events.out.tfevents.*"))  # TensorBoard logs
@@ -83,11 +86,12 @@ def test_the_evaluation_has_the_slices(finished: dict) -> None:
     assert slices["overall"]["turns"] == sum(slices[f"task=babi-{t}"]["turns"] for t in range(1, 6))
 
 
-def test_the_blessed_model_is_pushed_whole_and_serves(finished: dict) -> None:
-    summary = finished["summary"]
+@pytest.mark.parametrize("model", ["template", "memn2n"])
+def test_the_blessed_model_is_pushed_whole_and_serves(finished: dict, model: str) -> None:
+    summary = finished["summary"]["models"][model]
     assert summary["blessed"]
     pushed = Path(summary["pushed_model"])
-    assert pushed.parent == finished["serving_model_dir"] / "memn2n" and re.fullmatch(r"\d+", pushed.name)
+    assert pushed.parent == finished["serving_model_dir"] / model and re.fullmatch(r"\d+", pushed.name)
     assert (pushed / "saved_model.pb").is_file() and (pushed / "variables").is_dir()
     assert not [p for p in pushed.parent.iterdir() if p.name.startswith(".")]  # no staging left behind
     import tensorflow as tf
@@ -98,11 +102,17 @@ def test_the_blessed_model_is_pushed_whole_and_serves(finished: dict) -> None:
     assert len(answer["predictions"][0]["responses"]) == 10
 
 
+def test_the_product_model_is_the_template_ranker(finished: dict) -> None:
+    summary = finished["summary"]
+    assert summary["model"] == "template" and summary["pushed_model"] == summary["models"]["template"]["pushed_model"]
+    assert summary["slices"] == summary["models"]["template"]["slices"]
+
+
 def test_a_rerun_resumes_from_the_cache_and_a_worse_model_is_refused(finished: dict, corpus: Path) -> None:
     again = run(root=finished["pipeline_root"].parent.parent, data=corpus, profile=TINY)
     root = again["pipeline_root"]
-    for component in ("DialogExampleGen/examples", "StatisticsGen/statistics", "MemN2NTrainer/model",
-                      "EmbeddingsTrainer/model"):
+    for component in ("DialogExampleGen/examples", "StatisticsGen/statistics", "TemplateTrainer/model",
+                      "MemN2NTrainer/model", "EmbeddingsTrainer/model"):
         assert len(list((root / component).iterdir())) == 1, component  # reused, not recomputed
     assert run_summary(again["metadata"])["blessed"]
     # A MemN2N that barely trains: more than one point below the blessed one on dev, so refused by the drop rule.
@@ -110,7 +120,7 @@ def test_a_rerun_resumes_from_the_cache_and_a_worse_model_is_refused(finished: d
     pushed = sorted(p.name for p in (finished["serving_model_dir"] / "memn2n").iterdir())
     third = run(root=finished["pipeline_root"].parent.parent, data=corpus, profile=worse)
     assert len(list((root / "MemN2NTrainer/model").iterdir())) == 2  # trained anew, the rest reused
-    summary = run_summary(third["metadata"])
+    summary = run_summary(third["metadata"])["models"]["memn2n"]
     assert not summary["blessed"] and summary["pushed_model"] is None, summary["slices"]["split=dev"]
     assert sorted(p.name for p in (finished["serving_model_dir"] / "memn2n").iterdir()) == pushed  # nothing new
 
@@ -132,4 +142,4 @@ def test_bad_data_stops_the_run_before_training(corpus: Path, tmp_path: Path) ->
         run(root=tmp_path / "run", data=broken, profile=TINY)
     root = tmp_path / "run" / "pipelines" / "dialog"
     assert (root / "ExampleValidator").is_dir()
-    assert not (root / "MemN2NTrainer").exists() and not (root / "EmbeddingsTrainer").exists()
+    assert not [name for name in ("TemplateTrainer", "MemN2NTrainer", "EmbeddingsTrainer") if (root / name).exists()]
