@@ -39,12 +39,28 @@ from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
 SPLIT_FILES: dict[str, str] = {"train": "trn", "eval": "dev", "test": "tst*"}
 
 
-def input_config(tasks: Sequence[int]) -> example_gen_pb2.Input:
-    """File patterns of the three TFX splits for the given tasks (all tasks when empty)."""
+def split_pattern(tasks: Sequence[int], split: str) -> str:
+    """The file pattern of a TFX split for the given tasks (all tasks when empty)."""
     selector = "[" + "".join(str(t) for t in sorted(tasks)) + "]" if tasks else "*"
-    return example_gen_pb2.Input(splits=[
-        example_gen_pb2.Input.Split(name=name, pattern=f"dialog-babi-task{selector}-*-{files}.txt")
-        for name, files in SPLIT_FILES.items()])
+    return f"dialog-babi-task{selector}-*-{SPLIT_FILES[split]}.txt"
+
+
+def input_config(tasks: Sequence[int], splits: Sequence[str] = tuple(SPLIT_FILES)) -> example_gen_pb2.Input:
+    """File patterns of the TFX splits (default all three) for the given tasks (all tasks when empty)."""
+    return example_gen_pb2.Input(splits=[example_gen_pb2.Input.Split(name=name, pattern=split_pattern(tasks, name))
+                                         for name in splits])
+
+
+def corpus_splits(input_base: str, tasks: Sequence[int] = ()) -> tuple[str, ...]:
+    """The TFX splits a corpus has files for: ``train`` and ``eval`` are needed; ``test`` is left out when the
+    corpus has no test file (the public task 6 release holds back its test set)."""
+    found = tuple(split for split in SPLIT_FILES
+                  if fileio.glob(posixpath.join(input_base, split_pattern(tasks, split))))
+    missing = [f"{split_pattern(tasks, split)} ({split})" for split in ("train", "eval") if split not in found]
+    if missing:
+        raise FileNotFoundError(f"{input_base}: no file matches {' or '.join(missing)}; the pipeline trains on trn "
+                                "and selects on dev")
+    return found
 
 
 def _read_text(path: str) -> str:
@@ -166,8 +182,10 @@ class Executor(BaseExampleGenExecutor):
         write_resources(examples.uri, resources)
 
 
-def DialogExampleGen(input_base: Any, tasks: Sequence[int] = ()) -> FileBasedExampleGen:  # noqa: N802 (component)
-    """The component: ``input_base`` is a corpus directory (a path or a RuntimeParameter), ``tasks`` a selection."""
-    return FileBasedExampleGen(input_base=input_base, input_config=input_config(tasks),
+def DialogExampleGen(input_base: Any, tasks: Sequence[int] = (),  # noqa: N802 (component)
+                     splits: Sequence[str] = tuple(SPLIT_FILES)) -> FileBasedExampleGen:
+    """The component: ``input_base`` is a corpus directory (a path or a RuntimeParameter), ``tasks`` a selection,
+    ``splits`` the TFX splits to write (see :func:`corpus_splits`)."""
+    return FileBasedExampleGen(input_base=input_base, input_config=input_config(tasks, splits),
                                custom_executor_spec=executor_spec.BeamExecutorSpec(Executor))
 

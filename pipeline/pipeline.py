@@ -20,7 +20,7 @@ from tfx.v1.components import Evaluator, ExampleValidator, ImportSchemaGen, Sche
 
 from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate
-from components.dialog_example_gen import DialogExampleGen
+from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_splits
 from components.dialog_trainer import DialogTrainer
 from models.tf_examples import LABEL_KEY
 from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
@@ -67,9 +67,13 @@ def create_pipeline(
     enable_cache: bool = True,
     schema_file: str = str(CURATED_SCHEMA),
     pipeline_name: str = PIPELINE_NAME,
+    splits: Sequence[str] | None = None,
 ) -> tfx_pipeline.Pipeline:
-    """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter)."""
-    example_gen = DialogExampleGen(input_base=data_root, tasks=tasks).with_id("DialogExampleGen")
+    """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter). A path is
+    looked at for its splits: a corpus without test files (the public task 6) gets no ``test`` split, and its
+    Evaluators report on ``eval`` (the dev dialogs) alone. A RuntimeParameter's corpus must have all three."""
+    splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
+    example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
     statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
     inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
     curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
@@ -91,7 +95,8 @@ def create_pipeline(
                                    producer_component_id=f"{name}Evaluator", output_key="blessing"),
         ).with_id(f"{name}LatestBlessedModel")
         evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
-                              baseline_model=baseline.outputs["model"], example_splits=list(profile.eval_splits),
+                              baseline_model=baseline.outputs["model"],
+                              example_splits=[split for split in profile.eval_splits if split in splits],
                               eval_config=eval_config(profile.min_accuracy[model], profile.max_drop),
                               ).with_id(f"{name}Evaluator")
         pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],

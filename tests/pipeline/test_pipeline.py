@@ -143,3 +143,26 @@ def test_bad_data_stops_the_run_before_training(corpus: Path, tmp_path: Path) ->
     root = tmp_path / "run" / "pipelines" / "dialog"
     assert (root / "ExampleValidator").is_dir()
     assert not [name for name in ("TemplateTrainer", "MemN2NTrainer", "EmbeddingsTrainer") if (root / name).exists()]
+
+
+def test_a_corpus_without_test_files_runs_on_train_and_eval(corpus: Path, tmp_path: Path) -> None:
+    """The public task 6 release has trn and dev only: no test split is read, the Evaluators report on eval."""
+    from components.dialog_example_gen import corpus_splits
+    from pipeline.pipeline import create_pipeline
+
+    held_back = tmp_path / "corpus"
+    shutil.copytree(corpus, held_back, ignore=shutil.ignore_patterns("*-tst*.txt"))
+    assert corpus_splits(str(corpus)) == ("train", "eval", "test")
+    assert corpus_splits(str(held_back)) == ("train", "eval")
+    dag = create_pipeline(pipeline_root=str(tmp_path / "root"), data_root=str(held_back),
+                          serving_model_dir=str(tmp_path / "serving"), profile=TINY)
+    nodes = {node.id: node for node in dag.components}
+    assert [split["name"] for split in json.loads(nodes["DialogExampleGen"].exec_properties["input_config"])[
+        "splits"]] == ["train", "eval"]
+    for name in ("Template", "MemN2N", "Embeddings"):
+        assert nodes[f"{name}Evaluator"].exec_properties["example_splits"] == '["eval"]'
+    for split in ("trn", "dev"):
+        for path in held_back.glob(f"*-{split}.txt"):
+            path.unlink()
+    with pytest.raises(FileNotFoundError, match=r"no file matches .*trn\.txt \(train\) or .*dev\.txt \(eval\)"):
+        corpus_splits(str(held_back))
