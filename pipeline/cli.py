@@ -249,14 +249,15 @@ def _task_files(data: Path, task: int):
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--per-epoch", "with_history", is_flag=True,
               help="Add each epoch's loss, dev accuracy, training and dev evaluation seconds to the JSON.")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="SavedModel directory: a new one, an empty one, or a model dialog train wrote before (replaced "
-                   "whole once the new one is written). Anything else is refused before training, never replaced.")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="SavedModel directory, local or remote (gs://...): a new one, an empty one, or a model dialog "
+                   "train wrote before (replaced whole once the new one is written). Anything else is refused before "
+                   "training, never replaced.")
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
           only_learned_words: bool, epochs: int | None, batch_size: int | None, seed: int, with_history: bool,
-          out: Path, log_dir: str | None) -> None:
+          out: str, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
     from models.serving.export import prepare_output
     from models.training import TrainConfig

@@ -1,4 +1,5 @@
-"""Per-hop attention of an exported MemN2N over a dialog's memories, as in Tables 3-6 of Bordes et al. (2017)."""
+"""Per-hop attention of an exported MemN2N over a dialog's memories, as in Tables 3-6 of Bordes et al. (2017); for
+the template ranker, its template model's attention, and the template and entities it chose."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ class TurnAttention:
     example: TurnExample
     predicted: str
     attention: np.ndarray  # [hops, len(memory)], oldest memory first
+    template: str | None = None  # a template ranker's chosen template (other models have none)
+
+    @property
+    def entities(self) -> list[tuple[str, str]]:
+        """The (type, word) the template's slots were filled with, in order."""
+        if self.template is None:
+            return []
+        return [(slot[1:-1], word) for slot, word in zip(self.template.split(" "), self.predicted.split(" "),
+                                                           strict=False)
+                if slot.startswith("<") and slot.endswith(">") and slot != word]
 
     @property
     def correct(self) -> bool:
@@ -37,7 +48,8 @@ def explain_turns(ranker: SavedModelRanker, examples: Sequence[TurnExample]) -> 
         attention = np.zeros((slots.shape[0], count))
         kept = min(count, slots.shape[1])
         attention[:, count - kept:] = slots[:, :kept][:, ::-1]  # slot j = j memories ago
-        turns.append(TurnAttention(example, result["responses"].numpy()[0, 0].decode("utf-8"), attention))
+        template = result["template"].numpy()[0].decode("utf-8") if "template" in result else None
+        turns.append(TurnAttention(example, result["responses"].numpy()[0, 0].decode("utf-8"), attention, template))
     return turns
 
 
@@ -52,6 +64,9 @@ def format_turn(turn: TurnAttention) -> str:
         lines.append(f"{i + 1:>4}  {speaker.capitalize():<7}  {text:<{width}}  {weights}")
     lines += [f"User input:       {turn.example.query}", f"Correct answer:   {turn.example.answer}",
               f"Predicted answer: {turn.predicted}  [{'Correct' if turn.correct else 'Incorrect'}]"]
+    if turn.template is not None:
+        filled = ", ".join(f"{kind}={word}" for kind, word in turn.entities) or "none"
+        lines += [f"Template:         {turn.template}", f"Entities:         {filled}"]
     return "\n".join(lines)
 
 

@@ -70,8 +70,11 @@ def predict(signature: Any, request: Any) -> dict[str, list[dict[str, Any]]]:
     outputs = signature(**request_tensors(request))
     rows = []
     for i in range(int(outputs["responses"].shape[0])):
-        rows.append({"responses": [r.decode("utf-8") for r in outputs["responses"][i].numpy()],
-                     "scores": outputs["scores"][i].numpy().tolist(),
-                     "indices": outputs["indices"][i].numpy().tolist(),
-                     "attention": outputs["attention"][i].numpy().tolist()})
+        row = {"responses": [r.decode("utf-8") for r in outputs["responses"][i].numpy()],
+               "scores": outputs["scores"][i].numpy().tolist(),
+               "indices": outputs["indices"][i].numpy().tolist(),
+               "attention": outputs["attention"][i].numpy().tolist()}
+        if "template" in outputs:  # the template ranker also says which template it filled
+            row["template"] = outputs["template"][i].numpy().decode("utf-8")
+        rows.append(row)
     return {"predictions": rows}

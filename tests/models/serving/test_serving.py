@@ -19,6 +19,7 @@ from data.kb_lookup import lookup
 from data.layout import discover
 from data.restaurant.generation import GenerationPlan, generate
 from models.examples import pad_batch, split_examples
+from models.gfile import GFileSystem
 from models.serving.chat import ChatSession
 from models.serving.export import infer_speakers
 from models.serving.ranker import ModelError, SavedModelRanker, resolve_model_dir
@@ -206,3 +207,87 @@ def test_chat_on_the_terminal_survives_invalid_utf8(model_dir: Path) -> None:
     assert result.exit_code == 0, result.output
     before, refused, after = result.output.partition("that line is not valid text")
     assert refused and "bot> " in before and "bot> " in after, result.output  # answered before and after it
+
+
+@pytest.fixture(scope="module")
+def template_ranker(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
+    from models.babi.template_ranker import TemplateRanker
+    from models.examples import TaskData
+
+    out = tmp_path_factory.mktemp("template") / "model"
+    ranker, _ = TemplateRanker.fit(TaskData.load(discover(corpus)[3]), TrainConfig(hops=1, embedding_dim=16, epochs=3),
+                                   out, fill_epochs=5)
+    return ranker, out
+
+
+def test_the_template_model_serves_complete_responses_over_rest_and_saved_model_cli(template_ranker) -> None:
+    ranker, out = template_ranker
+    serve = tf.saved_model.load(str(out)).signatures["serving_default"]
+    memory = ["hi", "hello what can i help you with today", "<SILENCE>", "api_call italian rome two cheap",
+              "resto_rome_cheap_italian_1stars R_rating 1", "resto_rome_cheap_italian_8stars R_rating 8"]
+    request = {"instances": [{"memory": memory, "query": "<SILENCE>"}]}
+    (row,) = predict(serve, request)["predictions"]
+    assert len(row["responses"]) == 10 and "<" not in " ".join(row["responses"])  # entities filled, no slot left
+    assert row["template"] == ranker.lexicon.delexicalise(row["responses"][0])
+    assert np.asarray(row["attention"]).shape[-1] == 6  # the raw memory's slots, dropped KB lines included
+    cli = Path(sys.executable).parent / "saved_model_cli"
+    ran = subprocess.run([str(cli), "run", "--dir", str(out), "--tag_set", "serve", "--signature_def",
+                          "serving_default", "--input_exprs",
+                          "memory=[['hi', 'hello what can i help you with today']];query=['<SILENCE>']"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "responses" in ran and "template" in ran
+
+
+def test_chat_and_explain_work_on_the_template_model(template_ranker, corpus: Path) -> None:
+    from data.babi_format import read_kb
+    from models.serving.explain import explain_turns, format_turn
+
+    _, out = template_ranker
+    session = ChatSession(out, read_kb(corpus / "dialog-babi-kb-all.txt").facts)
+    session.respond("hi")
+    produced = session.respond("may i have a table in rome with italian food for two in a cheap price range")
+    assert all("<" not in line for _, line in produced)
+    examples = split_examples(discover(corpus)[3], "dev")[:6]
+    turns = explain_turns(SavedModelRanker(out), examples)
+    offer = next(t for t in turns if t.template and "<name>" in t.template)
+    assert offer.entities and offer.entities[0][0] == "name" and offer.entities[0][1] in offer.predicted
+    text = format_turn(offer)
+    assert "Template:" in text and f"name={offer.entities[0][1]}" in text
+    assert all(t.attention.shape[1] == len(t.example.memory) for t in turns)
+
+
+class ObjectStore(GFileSystem):
+    """gs://'s semantics on TensorFlow's ram://: a directory is a name prefix, renamed object by object (ram://
+    itself renames only the directory's own entry)."""
+
+    def rename(self, source: str, target: str) -> None:
+        if not tf.io.gfile.isdir(source):
+            return super().rename(source, target)
+        for directory, _, files in tf.io.gfile.walk(source):
+            for name in files:
+                moved = target + f"{directory}/{name}"[len(source):]
+                tf.io.gfile.makedirs(moved.rsplit("/", 1)[0])
+                tf.io.gfile.rename(f"{directory}/{name}", moved, overwrite=True)
+        tf.io.gfile.rmtree(source)
+
+
+def test_a_model_exports_to_a_remote_file_system(template_ranker, corpus: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Export goes through tf.io.gfile: on a non-local scheme the model is written, replaced and read back (with
+    ``pathlib`` in the way, "ram://x" would become the local "ram:/x")."""
+    import uuid
+
+    from models.serving import export as export_module
+    from models.serving.export import export
+
+    monkeypatch.setattr(export_module, "GFILE", ObjectStore())
+    ranker, _ = template_ranker
+    target = f"ram://export-{uuid.uuid4().hex}/serving/model"
+    export(ranker.module, target)
+    export(ranker.module, target)  # replaced whole
+    assert sorted(tf.io.gfile.listdir(target.rsplit("/", 1)[0])) == ["model"]
+    examples = split_examples(discover(corpus)[3], "tst")[:20]
+    loaded = tf.saved_model.load(target).signatures["serving_speakers"]
+    memory, speaker, query = pad_batch(examples)
+    responses = loaded(memory=tf.constant(memory), memory_speaker=tf.constant(speaker), query=tf.constant(query))
+    assert [[r.decode() for r in row] for row in responses["responses"].numpy()] == ranker.rank(examples)
