@@ -222,8 +222,11 @@ def delexicalise(types: tf.lookup.StaticHashTable, text: tf.Tensor) -> tf.Tensor
     """``EntityLexicon.delexicalise`` in ops: each entity word (split on single spaces) becomes ``<type>``."""
     words = tf.strings.split(text, sep=" ")
     typed = types.lookup(words.flat_values)
-    return tf.strings.reduce_join(words.with_flat_values(tf.where(tf.equal(typed, ""), words.flat_values, typed)),
-                                  axis=-1, separator=" ")
+    joined = tf.strings.reduce_join(words.with_flat_values(tf.where(tf.equal(typed, ""), words.flat_values, typed)),
+                                    axis=-1, separator=" ")
+    if isinstance(joined, tf.RaggedTensor):  # a [B, M] text splits into [B, (M), (words)]: rows of equal length
+        joined = joined.to_tensor()
+    return tf.ensure_shape(joined, text.shape)  # the shape stated for the graph optimiser (see template_inputs)
 
 
 class TemplateServingModule(DialogServingModule):
@@ -263,8 +266,10 @@ class TemplateServingModule(DialogServingModule):
         result = tf.equal(memory_speaker, "user") & tf.strings.regex_full_match(memory, FACT_PATTERN)
         kept = tf.not_equal(memory_speaker, "") & ~(result & tf.not_equal(words[:, :, 1], "R_rating"))
         delexicalised = delexicalise(self.type_words, memory)
+        # Rank 2 stated for the graph optimiser's cost model (it logs a warning on every trace otherwise).
         memory_t = tf.ragged.boolean_mask(delexicalised, kept).to_tensor(default_value="")
         speaker_t = tf.ragged.boolean_mask(memory_speaker, kept).to_tensor(default_value="")
+        memory_t, speaker_t = tf.ensure_shape(memory_t, [None, None]), tf.ensure_shape(speaker_t, [None, None])
         return memory_t, speaker_t, delexicalise(self.type_words, query), kept
 
     def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
