@@ -23,6 +23,7 @@ from tfx.types import artifact_utils, standard_component_specs
 from components.corpus_resources import read_resources
 from data.atomic import write_text_atomic
 from models.babi.template_ranker import TemplateRanker
+from models.examples import TurnExample
 from models.features import spec_from_sentences
 from models.gfile import GFILE
 from models.tf_examples import read_tf_examples
@@ -41,12 +42,20 @@ class Executor(trainer_executor.GenericExecutor):
         return fn_args
 
 
+def dialog_order(example: TurnExample) -> tuple[str, str, int, int]:
+    """Task, split, dialog number and turn: the order of the corpus files (dialog ids are ``task/split/index``)."""
+    task, split, index = example.dialog_id.rsplit("/", 2)
+    return task, split, int(index) if index.isdigit() else -1, example.turn
+
+
 def run_fn(fn_args: FnArgs) -> None:
     """Train on the ``train`` split, keep the best epoch on ``eval``, export to the serving model directory."""
     settings = dict(fn_args.custom_config)
     resources = read_resources(settings.pop(EXAMPLES_URI_KEY))
     config = TrainConfig(**settings)
-    trn, dev = read_tf_examples(fn_args.train_files), read_tf_examples(fn_args.eval_files)
+    # In dialog order, as the files hold them (Beam shuffles files): the same data trains the same model.
+    trn, dev = (sorted(read_tf_examples(files), key=dialog_order) for files in (fn_args.train_files,
+                                                                                 fn_args.eval_files))
     logging.info("DialogTrainer: %d train and %d eval turns, tasks %s, %s", len(trn), len(dev), resources.tasks,
                  config)
     if config.model == "template":  # the product model: template MemN2N and filler in one SavedModel

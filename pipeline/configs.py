@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -31,6 +32,19 @@ class Profile:
     max_drop: float = 0.01
     # TFX splits the Evaluator reads: "eval" the dev dialogs (they bless), "test" tst and tst-OOV (reported).
     eval_splits: tuple[str, ...] = ("eval", "test")
+
+    def for_tasks(self, tasks: Sequence[int]) -> Profile:
+        """The profile for a run over ``tasks``: one task alone (``--tasks 6``) takes its own row of Tables 8-9
+        (hops and sizes), as ``dialog train`` and ``dialog benchmark`` do; several keep the joint model's."""
+        if len(tasks) != 1:
+            return self
+        (task,) = tasks
+        return replace(self, **{name: TrainConfig.paper(task, model=config.model, **{
+            key: getattr(config, key) for key in ("match_type", "epochs", "batch_size", "patience", "fill_epochs",
+                                                  "learning_rate", "seed")})
+            for name, config in (("template", self.template), ("memn2n", self.memn2n))},
+            embeddings=TrainConfig.paper(task, model="embeddings", match_type=self.embeddings.match_type,
+                                         epochs=self.embeddings.epochs, patience=self.embeddings.patience))
 
 
 # One joint model over every selected task (they share the candidate set): MemN2N with match type (Table 9's

@@ -69,10 +69,13 @@ def create_pipeline(
     pipeline_name: str = PIPELINE_NAME,
     splits: Sequence[str] | None = None,
 ) -> tfx_pipeline.Pipeline:
-    """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter). A path is
-    looked at for its splits: a corpus without test files (the public task 6) gets no ``test`` split, and its
-    Evaluators report on ``eval`` (the dev dialogs) alone. A RuntimeParameter's corpus must have all three."""
-    splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
+    """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter); ``splits``
+    are the TFX splits to read. By default a path is looked at: a corpus without test files (the public task 6)
+    gets no ``test`` split, and its Evaluators report on ``eval`` (the dev dialogs) alone; a RuntimeParameter's
+    corpus has all three. One task alone trains with its own presets (:meth:`Profile.for_tasks`)."""
+    if splits is None:
+        splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
+    profile = profile.for_tasks(tasks)
     example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
     statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
     inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])

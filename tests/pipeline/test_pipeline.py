@@ -166,3 +166,14 @@ def test_a_corpus_without_test_files_runs_on_train_and_eval(corpus: Path, tmp_pa
             path.unlink()
     with pytest.raises(FileNotFoundError, match=r"no file matches .*trn\.txt \(train\) or .*dev\.txt \(eval\)"):
         corpus_splits(str(held_back))
+
+
+def test_one_task_alone_trains_with_its_own_presets() -> None:
+    from pipeline.configs import QUICK
+
+    six = QUICK.for_tasks([6])
+    assert (six.template.hops, six.template.embedding_dim, six.template.epochs) == (4, 128, QUICK.template.epochs)
+    assert six.template.model == "template" and six.memn2n.match_type and (six.memn2n.hops, six.memn2n.epochs) == (
+        4, QUICK.memn2n.epochs)
+    assert six.embeddings.learning_rate == 0.001 and not six.embeddings.use_history  # Table 8's task-6 row
+    assert QUICK.for_tasks([1, 2, 3, 4, 5]) is QUICK
