@@ -18,6 +18,11 @@ DEFAULT_DATA = Path(os.environ.get("DIALOG_DATA", REPO_ROOT / "corpora" / "resta
 MODELS = ("template", "memn2n", "embeddings")
 
 
+# Blessing floors of a task trained alone, where the joint floors do not fit: task 6's real dialogs (the template
+# ranker reaches about 60% of dev, MemN2N 54, the embeddings 25 in the quick profile).
+TASK_FLOORS: dict[int, dict[str, float]] = {6: {"template": 0.4, "memn2n": 0.3, "embeddings": 0.15}}
+
+
 @dataclass(frozen=True)
 class Profile:
     """How hard the Trainers work, and what the Evaluator asks of a model before it is pushed."""
@@ -39,12 +44,13 @@ class Profile:
         if len(tasks) != 1:
             return self
         (task,) = tasks
-        return replace(self, **{name: TrainConfig.paper(task, model=config.model, **{
-            key: getattr(config, key) for key in ("match_type", "epochs", "batch_size", "patience", "fill_epochs",
-                                                  "learning_rate", "seed")})
-            for name, config in (("template", self.template), ("memn2n", self.memn2n))},
-            embeddings=TrainConfig.paper(task, model="embeddings", match_type=self.embeddings.match_type,
-                                         epochs=self.embeddings.epochs, patience=self.embeddings.patience))
+        kept = ("match_type", "epochs", "batch_size", "patience", "fill_epochs", "learning_rate", "seed")
+        neural = {name: TrainConfig.paper(task, model=config.model, **{key: getattr(config, key) for key in kept})
+                  for name, config in (("template", self.template), ("memn2n", self.memn2n))}
+        embeddings = TrainConfig.paper(task, model="embeddings", match_type=self.embeddings.match_type,
+                                       epochs=self.embeddings.epochs, patience=self.embeddings.patience)
+        return replace(self, min_accuracy={**self.min_accuracy, **TASK_FLOORS.get(task, {})}, embeddings=embeddings,
+                       **neural)
 
 
 # One joint model over every selected task (they share the candidate set): MemN2N with match type (Table 9's

@@ -24,8 +24,7 @@ from models.serving.export import DialogServingModule
 
 NAME = "name"
 FACT_PATTERN = r"(\S+) (R_\S+) (\S.*)"  # data.corpus.parse_kb_result's pattern, in RE2
-_NONE = np.int32(2**31 - 1)
-FILL_CHUNK = 64  # dialogs whose candidates the filler scores at once  # unsorted_segment_min of an empty segment
+_NONE = np.int32(2**31 - 1)  # unsorted_segment_min of an empty segment
 
 
 def _last(mask: tf.Tensor) -> tf.Tensor:
@@ -85,9 +84,10 @@ class FillingFeatures(tf.Module):
         self.slots, self.own = tf.constant(table), tf.constant(own)
 
     def value_table(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
-                    ) -> tuple[tf.Tensor, tf.Tensor]:
-        """[B, V + 1, F] per-value features (own_attribute left 0; last row: padding) and [B, V, K] the attribute
-        table the dialog's KB results give (newest first), else the KB file's."""
+                    ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """[B, V + 1, F] per-value features (own_attribute left 0; last row: padding), [B, V, K] the attribute
+        table the dialog's KB results give (newest first), else the KB file's, and [B, V] the names those results
+        state attributes of."""
         values, kinds = self.value_count, self.kind_count
         lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the newest user line
         speaker = tf.concat([memory_speaker, tf.fill([tf.shape(query)[0], 1], "user")], axis=1)
@@ -174,6 +174,7 @@ class FillingFeatures(tf.Module):
         newest = tf.reshape(newest, [batch, values, kinds])
         attributes = tf.where(newest >= 0, tf.gather(fact_value, tf.maximum(newest, 0), batch_dims=1),
                               self.kb[tf.newaxis, :values])
+        stated_names = _per_value(name_ids, stated, tf.constant(1), values, "max") > 0  # [B, V]
         of_offer = tf.gather(attributes, tf.maximum(on_offer, 0), batch_dims=1)  # [B, K]
         kind_of = self.value_kind[:values]
         offer_value = tf.gather(of_offer, tf.maximum(kind_of, 0), axis=1)  # [B, V]
@@ -189,24 +190,54 @@ class FillingFeatures(tf.Module):
             "known": tf.ones([batch, values], tf.bool), "own_attribute": tf.zeros([batch, values], tf.bool),
         }
         table = tf.stack([tf.cast(columns[name], tf.float32) for name in self.feature_names], axis=-1)
-        return tf.pad(table, [[0, 0], [0, 1], [0, 0]]), attributes
+        return tf.pad(table, [[0, 0], [0, 1], [0, 0]]), attributes, stated_names
 
     def features(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """[B, G, F]: the summed value features of each candidate ``ids`` [B, G], and own_attribute."""
-        table, attributes = self.value_table(memory, memory_speaker, query)
-        slots = tf.gather(self.slots, ids)  # [B, G, W]
-        summed = tf.add_n([tf.gather(table, slots[:, :, w], batch_dims=1)  # slot by slot: no [B, G, W, F]
-                           for w in range(self.slots.shape[1])])
+        table, attributes, _ = self.value_table(memory, memory_speaker, query)
+        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, tf.newaxis], tf.shape(ids))
+        pairs = self._pair_features(table, attributes, tf.reshape(rows, [-1]), tf.reshape(ids, [-1]))
+        return tf.reshape(pairs, tf.concat([tf.shape(ids), [len(self.feature_names)]], axis=0))
+
+    def _pair_features(self, table: tf.Tensor, attributes: tf.Tensor, rows: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
+        """[N, F]: the features of candidate ``ids[n]`` in dialog ``rows[n]``."""
+        slots = tf.gather(self.slots, ids)  # [N, W]
+        summed = tf.reduce_sum(tf.gather_nd(table, tf.stack([tf.broadcast_to(rows[:, tf.newaxis], tf.shape(slots)),
+                                                             slots], axis=-1)), axis=1)
         if "own_attribute" not in self.feature_names:
             return summed
-        own = tf.gather(self.own, ids)  # [B, G]
-        kind = tf.gather(self.value_kind, slots)  # [B, G, W]
-        owner = tf.maximum(tf.broadcast_to(own[..., tf.newaxis], tf.shape(kind)), 0)
-        stated = tf.gather_nd(attributes, tf.stack([owner, tf.maximum(kind, 0)], axis=-1), batch_dims=1)
-        matches = (own[..., tf.newaxis] >= 0) & (kind >= 0) & tf.equal(stated, slots)
-        own_count = tf.reduce_sum(tf.cast(matches, tf.float32), axis=2)
+        own = tf.gather(self.own, ids)[:, tf.newaxis]  # [N, 1]
+        kind = tf.gather(self.value_kind, slots)  # [N, W]
+        index = tf.stack([tf.broadcast_to(rows[:, tf.newaxis], tf.shape(kind)),
+                          tf.broadcast_to(tf.maximum(own, 0), tf.shape(kind)), tf.maximum(kind, 0)], axis=-1)
+        matches = (own >= 0) & (kind >= 0) & tf.equal(tf.gather_nd(attributes, index), slots)
+        own_count = tf.reduce_sum(tf.cast(matches, tf.float32), axis=1)
         column = self.feature_names.index("own_attribute")
-        return tf.concat([summed[..., :column], own_count[..., tf.newaxis], summed[..., column + 1:]], axis=-1)
+        return tf.concat([summed[:, :column], own_count[:, tf.newaxis], summed[:, column + 1:]], axis=-1)
+
+    def every_candidate(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
+                        ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """The features of every candidate in each dialog, sparsely: ``static`` [C, F], the features a candidate
+        has in a dialog that touches none of its values (its slot count, the KB file's own attributes), and the
+        (dialog, candidate) ``pairs`` [N, 2] that differ, with their ``features`` [N, F]. A task-5 dialog touches
+        a few dozen of 4,212 candidates, so the filler scores those, not every candidate of every dialog."""
+        table, attributes, stated_names = self.value_table(memory, memory_speaker, query)
+        values = self.value_count
+        quiet = tf.one_hot(self.feature_names.index("known"), len(self.feature_names)) if "known" in \
+            self.feature_names else tf.zeros([len(self.feature_names)])
+        static_table = tf.concat([tf.tile(quiet[tf.newaxis, :], [values, 1]), tf.zeros([1, len(self.feature_names)])],
+                                 axis=0)  # an untouched value: known (padding: nothing)
+        touched = tf.reduce_any(tf.not_equal(table, static_table[tf.newaxis]), axis=2)  # [B, V + 1]
+        stated = tf.pad(stated_names, [[0, 0], [0, 1]])  # facts about a candidate's own restaurant
+        dynamic = tf.gather(stated, tf.where(self.own >= 0, self.own, values), axis=1)  # [B, C + 1]
+        for w in range(self.slots.shape[1]):
+            dynamic |= tf.gather(touched, self.slots[:, w], axis=1)
+        pairs = tf.cast(tf.where(dynamic[:, :-1]), tf.int32)  # [N, 2] (dialog, candidate); not the padding row
+        features = self._pair_features(table, attributes, pairs[:, 0], pairs[:, 1])
+        count = tf.shape(self.own)[0] - 1
+        static = self._pair_features(static_table[tf.newaxis], tf.gather(self.kb, tf.range(values))[tf.newaxis],
+                                     tf.zeros([count], tf.int32), tf.range(count))
+        return static, pairs, features
 
 
 def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: int) -> tf.Tensor:
@@ -293,18 +324,13 @@ class TemplateServingModule(DialogServingModule):
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
 
     def fill_scores(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
-        """[B, C] the filler's score of every candidate, FILL_CHUNK dialogs at a time: memory stays bounded
-        (a chunk of task 5 holds 64 x 4,212 candidates x 45 floats) whatever batch TFMA or a client sends."""
-        batch, count = tf.shape(query)[0], tf.shape(self.candidates)[0]
-        chunks = (batch + FILL_CHUNK - 1) // FILL_CHUNK
-        scores = tf.TensorArray(tf.float32, size=chunks, infer_shape=False, element_shape=tf.TensorShape([None, None]))
-        for i in tf.range(chunks):
-            rows = slice(i * FILL_CHUNK, tf.minimum((i + 1) * FILL_CHUNK, batch))
-            size = rows.stop - rows.start
-            every = tf.broadcast_to(tf.range(count)[tf.newaxis, :], [size, count])
-            features = self.filling.features(memory[rows], memory_speaker[rows], query[rows], every)
-            scores = scores.write(i, self.filler({"features": features, "mask": tf.ones([size, count])}))
-        return tf.reshape(scores.concat(), [batch, count])
+        """[B, C] the filler's score of every candidate: each candidate's score without dialog, and in each
+        dialog those of the candidates it touches (:meth:`FillingFeatures.every_candidate`)."""
+        static, pairs, features = self.filling.every_candidate(memory, memory_speaker, query)
+        alone = self.filler({"features": static[tf.newaxis], "mask": tf.ones([1, tf.shape(static)[0]])})[0]
+        touched = self.filler({"features": features[tf.newaxis], "mask": tf.ones([1, tf.shape(features)[0]])})[0]
+        everyone = tf.tile(alone[tf.newaxis, :], [tf.shape(query)[0], 1])
+        return tf.tensor_scatter_nd_update(everyone, pairs, touched)
 
     @staticmethod
     def raw_attention(attention: tf.Tensor, kept: tf.Tensor, present: tf.Tensor) -> tf.Tensor:

@@ -176,4 +176,5 @@ def test_one_task_alone_trains_with_its_own_presets() -> None:
     assert six.template.model == "template" and six.memn2n.match_type and (six.memn2n.hops, six.memn2n.epochs) == (
         4, QUICK.memn2n.epochs)
     assert six.embeddings.learning_rate == 0.001 and not six.embeddings.use_history  # Table 8's task-6 row
+    assert six.min_accuracy == {"template": 0.4, "memn2n": 0.3, "embeddings": 0.15}  # real dialogs' floors
     assert QUICK.for_tasks([1, 2, 3, 4, 5]) is QUICK

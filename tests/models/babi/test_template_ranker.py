@@ -25,7 +25,7 @@ from models.babi.template_ranker import (
     template_example,
     value_features,
 )
-from models.examples import TaskData, TurnExample, best_answers, split_examples
+from models.examples import TaskData, TurnExample, best_answers, pad_batch, split_examples
 from models.features import Featurizer
 from models.metrics import accuracy_report
 from models.serving.ranker import SavedModelRanker
@@ -122,6 +122,12 @@ def test_filling_features_in_tensorflow_ops_equal_the_python_definition(task6, t
         filling = FillingFeatures(lexicon.types, lexicon.attributes, candidates, FILL_FEATURES)
         ids = np.broadcast_to(np.arange(len(candidates), dtype=np.int32), (len(examples), len(candidates)))
         got = candidate_features_of(filling, examples, ids)
+        # Sparsely, as the SavedModel scores every candidate: the features without dialog, and those touched.
+        static, pairs, touched = (t.numpy() for t in filling.every_candidate(*map(tf.constant, pad_batch(examples))))
+        dense = np.broadcast_to(static, got.shape).copy()
+        dense[pairs[:, 0], pairs[:, 1]] = touched
+        np.testing.assert_allclose(dense, got, rtol=1e-6)
+        assert len(candidates) < 1000 or len(pairs) < got.shape[0] * got.shape[1] / 8  # task 5: few touched
         for example, features in zip(examples, got, strict=True):
             context = DialogContext.of(lexicon, example)
             expected = np.stack([candidate_features(lexicon, context, c) for c in candidates])
