@@ -84,10 +84,10 @@ class FillingFeatures(tf.Module):
         self.slots, self.own = tf.constant(table), tf.constant(own)
 
     def value_table(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
-                    ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        """[B, V + 1, F] per-value features (own_attribute left 0; last row: padding), [B, V, K] the attribute
-        table the dialog's KB results give (newest first), else the KB file's, and [B, V] the names those results
-        state attributes of."""
+                    ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
+        """[F, B, V + 1] per-value features (own_attribute left 0; last value: padding), [B, V, K] the attribute
+        table the dialog's KB results give (newest first), else the KB file's, [B, V] the names those results
+        state attributes of, and [B, V + 1] the values the dialog touches (their features are not a stranger's)."""
         values, kinds = self.value_count, self.kind_count
         lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the newest user line
         speaker = tf.concat([memory_speaker, tf.fill([tf.shape(query)[0], 1], "user")], axis=1)
@@ -189,12 +189,17 @@ class FillingFeatures(tf.Module):
             "on_offer": tf.equal(every, on_offer[:, tf.newaxis]), "attribute_of_on_offer": attribute_of_offer,
             "known": tf.ones([batch, values], tf.bool), "own_attribute": tf.zeros([batch, values], tf.bool),
         }
-        table = tf.stack([tf.cast(columns[name], tf.float32) for name in self.feature_names], axis=-1)
-        return tf.pad(table, [[0, 0], [0, 1], [0, 0]]), attributes, stated_names
+        # Feature-major [F, B, V + 1] (padding value last): stacking whole columns, no interleaving.
+        table = tf.pad(tf.stack([tf.cast(columns[name], tf.float32) for name in self.feature_names]),
+                       [[0, 0], [0, 0], [0, 1]])
+        # The values whose features differ from a value the dialog never touched (every context column).
+        touched = tf.pad(user_ever | bot_ever | in_call | in_results | (rating_rank > 0) | columns["best_not_offered"]
+                         | columns["on_offer"] | attribute_of_offer, [[0, 0], [0, 1]])
+        return table, attributes, stated_names, touched
 
     def features(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """[B, G, F]: the summed value features of each candidate ``ids`` [B, G], and own_attribute."""
-        table, attributes, _ = self.value_table(memory, memory_speaker, query)
+        table, attributes, _, _ = self.value_table(memory, memory_speaker, query)
         rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, tf.newaxis], tf.shape(ids))
         pairs = self._pair_features(table, attributes, tf.reshape(rows, [-1]), tf.reshape(ids, [-1]))
         return tf.reshape(pairs, tf.concat([tf.shape(ids), [len(self.feature_names)]], axis=0))
@@ -202,8 +207,9 @@ class FillingFeatures(tf.Module):
     def _pair_features(self, table: tf.Tensor, attributes: tf.Tensor, rows: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """[N, F]: the features of candidate ``ids[n]`` in dialog ``rows[n]``."""
         slots = tf.gather(self.slots, ids)  # [N, W]
-        summed = tf.reduce_sum(tf.gather_nd(table, tf.stack([tf.broadcast_to(rows[:, tf.newaxis], tf.shape(slots)),
-                                                             slots], axis=-1)), axis=1)
+        flat = tf.reshape(table, [len(self.feature_names), -1])  # [F, B * (V + 1)]
+        summed = tf.transpose(tf.reduce_sum(tf.gather(flat, rows[:, tf.newaxis] * (self.value_count + 1) + slots,
+                                                      axis=1), axis=2))  # [N, F]
         if "own_attribute" not in self.feature_names:
             return summed
         own = tf.gather(self.own, ids)[:, tf.newaxis]  # [N, 1]
@@ -221,13 +227,11 @@ class FillingFeatures(tf.Module):
         has in a dialog that touches none of its values (its slot count, the KB file's own attributes), and the
         (dialog, candidate) ``pairs`` [N, 2] that differ, with their ``features`` [N, F]. A task-5 dialog touches
         a few dozen of 4,212 candidates, so the filler scores those, not every candidate of every dialog."""
-        table, attributes, stated_names = self.value_table(memory, memory_speaker, query)
+        table, attributes, stated_names, touched = self.value_table(memory, memory_speaker, query)
         values = self.value_count
-        quiet = tf.one_hot(self.feature_names.index("known"), len(self.feature_names)) if "known" in \
-            self.feature_names else tf.zeros([len(self.feature_names)])
-        static_table = tf.concat([tf.tile(quiet[tf.newaxis, :], [values, 1]), tf.zeros([1, len(self.feature_names)])],
-                                 axis=0)  # an untouched value: known (padding: nothing)
-        touched = tf.reduce_any(tf.not_equal(table, static_table[tf.newaxis]), axis=2)  # [B, V + 1]
+        known = [float(name == "known") for name in self.feature_names]  # an untouched value is only known
+        static_table = tf.constant(np.array(known, np.float32)[:, np.newaxis, np.newaxis]
+                                   * (np.arange(values + 1) < values)[np.newaxis, np.newaxis, :])  # [F, 1, V + 1]
         stated = tf.pad(stated_names, [[0, 0], [0, 1]])  # facts about a candidate's own restaurant
         dynamic = tf.gather(stated, tf.where(self.own >= 0, self.own, values), axis=1)  # [B, C + 1]
         for w in range(self.slots.shape[1]):
@@ -235,18 +239,19 @@ class FillingFeatures(tf.Module):
         pairs = tf.cast(tf.where(dynamic[:, :-1]), tf.int32)  # [N, 2] (dialog, candidate); not the padding row
         features = self._pair_features(table, attributes, pairs[:, 0], pairs[:, 1])
         count = tf.shape(self.own)[0] - 1
-        static = self._pair_features(static_table[tf.newaxis], tf.gather(self.kb, tf.range(values))[tf.newaxis],
+        static = self._pair_features(static_table, tf.gather(self.kb, tf.range(values))[tf.newaxis],
                                      tf.zeros([count], tf.int32), tf.range(count))
         return static, pairs, features
 
 
 def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: int) -> tf.Tensor:
-    """[B, k] candidate indices: those ``in_chosen`` [B, C] first, by ``fill`` (ties: lower index first, as a
-    stable sort), then the others by ``scores``."""
-    order = tf.argsort(tf.where(in_chosen, fill, scores), axis=1, direction="DESCENDING", stable=True)
-    first = tf.argsort(tf.cast(tf.gather(in_chosen, order, batch_dims=1), tf.int32), axis=1, direction="DESCENDING",
-                       stable=True)
-    return tf.gather(order, first, batch_dims=1)[:, :k]
+    """[B, k] candidate indices: those ``in_chosen`` [B, C] first, by ``fill`` (ties: lower index first), then the
+    others by ``scores``: the top k of each, merged (no sort of every candidate)."""
+    first = tf.math.top_k(tf.where(in_chosen, fill, -np.inf), k=k).indices
+    others = tf.math.top_k(tf.where(in_chosen, -np.inf, scores), k=k).indices
+    size = tf.reduce_sum(tf.cast(in_chosen, tf.int32), axis=1, keepdims=True)  # [B, 1]
+    position = tf.range(k)[tf.newaxis, :]
+    return tf.where(position < size, first, tf.gather(others, tf.maximum(position - size, 0), batch_dims=1))
 
 
 def delexicalise(types: tf.lookup.StaticHashTable, text: tf.Tensor) -> tf.Tensor:
