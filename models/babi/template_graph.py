@@ -163,19 +163,18 @@ class FillingFeatures(tf.Module):
                             tf.gather(tf.reshape(ids, [batch, -1]), tf.argmax(flat, axis=1, output_type=tf.int32),
                                       batch_dims=1), -1)
 
-        # Attributes: a name's newest KB result line of each kind, else the KB file.
+        # Attributes: a name's newest KB result line of each kind, else the KB file (see attribute()).
         kind = self.kind_index.lookup(tf.strings.regex_replace(words[:, :, 1], "^R_", ""))
-        fact_value = tf.where(single, ids[:, :, 2], -1)
         stated = result & is_fact & (name_ids >= 0) & (kind >= 0)
-        segment = tf.where(stated, (tf.range(batch)[:, tf.newaxis] * values + name_ids) * kinds + kind,
-                           batch * values * kinds)
-        newest = tf.math.unsorted_segment_max(tf.broadcast_to(position, tf.shape(segment)), segment,
-                                              batch * values * kinds + 1)[:-1]
-        newest = tf.reshape(newest, [batch, values, kinds])
-        attributes = tf.where(newest >= 0, tf.gather(fact_value, tf.maximum(newest, 0), batch_dims=1),
-                              self.kb[tf.newaxis, :values])
+        span = tf.cast(length + 1, tf.int64)
+        key = tf.cast((tf.range(batch)[:, tf.newaxis] * values + name_ids) * kinds + kind, tf.int64)
+        newest_first = tf.reshape(tf.where(stated, key * span + tf.cast(length - position, tf.int64), -1), [-1])
+        order = tf.argsort(newest_first)
+        facts = (tf.gather(newest_first, order), tf.gather(tf.reshape(tf.where(single, ids[:, :, 2], -1), [-1]), order),
+                 span)
         stated_names = _per_value(name_ids, stated, tf.constant(1), values, "max") > 0  # [B, V]
-        of_offer = tf.gather(attributes, tf.maximum(on_offer, 0), batch_dims=1)  # [B, K]
+        of_offer = self.attribute(facts, tf.range(batch)[:, tf.newaxis], on_offer[:, tf.newaxis],
+                                  tf.range(kinds)[tf.newaxis, :])  # [B, K]
         kind_of = self.value_kind[:values]
         offer_value = tf.gather(of_offer, tf.maximum(kind_of, 0), axis=1)  # [B, V]
         attribute_of_offer = ((kind_of >= 0)[tf.newaxis, :] & (on_offer >= 0)[:, tf.newaxis]
@@ -195,16 +194,35 @@ class FillingFeatures(tf.Module):
         # The values whose features differ from a value the dialog never touched (every context column).
         touched = tf.pad(user_ever | bot_ever | in_call | in_results | (rating_rank > 0) | columns["best_not_offered"]
                          | columns["on_offer"] | attribute_of_offer, [[0, 0], [0, 1]])
-        return table, attributes, stated_names, touched
+        return table, facts, stated_names, touched
+
+    def attribute(self, facts: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None, rows: tf.Tensor, names: tf.Tensor,
+                  kinds: tf.Tensor) -> tf.Tensor:
+        """The value index of attribute ``kinds`` of restaurant ``names`` in dialog ``rows`` (broadcast together;
+        -1: none, or a value outside the lexicon): the newest of the dialog's KB results that states it, else the
+        KB file's. ``facts`` are :meth:`value_table`'s (None: the KB file alone)."""
+        shape = tf.broadcast_dynamic_shape(tf.broadcast_dynamic_shape(tf.shape(rows), tf.shape(names)), tf.shape(kinds))
+        rows, names, kinds = (tf.broadcast_to(t, shape) for t in (rows, names, kinds))
+        known = tf.gather_nd(self.kb, tf.stack([tf.maximum(names, 0), tf.maximum(kinds, 0)], axis=-1))
+        known = tf.where((names >= 0) & (kinds >= 0), known, -1)
+        if facts is None:
+            return known
+        keys, stated, span = facts  # (row, name, kind) * span + age, sorted: a key's newest line first
+        query = tf.cast((rows * self.value_count + names) * self.kind_count + kinds, tf.int64) * span
+        found = tf.minimum(tf.searchsorted(keys, tf.reshape(query, [-1]), side="left"), tf.size(keys) - 1)
+        found = tf.reshape(found, tf.shape(query))
+        hit = (names >= 0) & (kinds >= 0) & tf.equal(tf.gather(keys, found) // span, query // span)
+        return tf.where(hit, tf.gather(stated, found), known)
 
     def features(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """[B, G, F]: the summed value features of each candidate ``ids`` [B, G], and own_attribute."""
-        table, attributes, _, _ = self.value_table(memory, memory_speaker, query)
+        table, facts, _, _ = self.value_table(memory, memory_speaker, query)
         rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, tf.newaxis], tf.shape(ids))
-        pairs = self._pair_features(table, attributes, tf.reshape(rows, [-1]), tf.reshape(ids, [-1]))
+        pairs = self._pair_features(table, facts, tf.reshape(rows, [-1]), tf.reshape(ids, [-1]))
         return tf.reshape(pairs, tf.concat([tf.shape(ids), [len(self.feature_names)]], axis=0))
 
-    def _pair_features(self, table: tf.Tensor, attributes: tf.Tensor, rows: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
+    def _pair_features(self, table: tf.Tensor, facts: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None, rows: tf.Tensor,
+                       ids: tf.Tensor) -> tf.Tensor:
         """[N, F]: the features of candidate ``ids[n]`` in dialog ``rows[n]``."""
         slots = tf.gather(self.slots, ids)  # [N, W]
         flat = tf.reshape(table, [len(self.feature_names), -1])  # [F, B * (V + 1)]
@@ -214,9 +232,7 @@ class FillingFeatures(tf.Module):
             return summed
         own = tf.gather(self.own, ids)[:, tf.newaxis]  # [N, 1]
         kind = tf.gather(self.value_kind, slots)  # [N, W]
-        index = tf.stack([tf.broadcast_to(rows[:, tf.newaxis], tf.shape(kind)),
-                          tf.broadcast_to(tf.maximum(own, 0), tf.shape(kind)), tf.maximum(kind, 0)], axis=-1)
-        matches = (own >= 0) & (kind >= 0) & tf.equal(tf.gather_nd(attributes, index), slots)
+        matches = (own >= 0) & (kind >= 0) & tf.equal(self.attribute(facts, rows[:, tf.newaxis], own, kind), slots)
         own_count = tf.reduce_sum(tf.cast(matches, tf.float32), axis=1)
         column = self.feature_names.index("own_attribute")
         return tf.concat([summed[:, :column], own_count[:, tf.newaxis], summed[:, column + 1:]], axis=-1)
@@ -227,7 +243,7 @@ class FillingFeatures(tf.Module):
         has in a dialog that touches none of its values (its slot count, the KB file's own attributes), and the
         (dialog, candidate) ``pairs`` [N, 2] that differ, with their ``features`` [N, F]. A task-5 dialog touches
         a few dozen of 4,212 candidates, so the filler scores those, not every candidate of every dialog."""
-        table, attributes, stated_names, touched = self.value_table(memory, memory_speaker, query)
+        table, facts, stated_names, touched = self.value_table(memory, memory_speaker, query)
         values = self.value_count
         known = [float(name == "known") for name in self.feature_names]  # an untouched value is only known
         static_table = tf.constant(np.array(known, np.float32)[:, np.newaxis, np.newaxis]
@@ -237,9 +253,9 @@ class FillingFeatures(tf.Module):
         for w in range(self.slots.shape[1]):
             dynamic |= tf.gather(touched, self.slots[:, w], axis=1)
         pairs = tf.cast(tf.where(dynamic[:, :-1]), tf.int32)  # [N, 2] (dialog, candidate); not the padding row
-        features = self._pair_features(table, attributes, pairs[:, 0], pairs[:, 1])
+        features = self._pair_features(table, facts, pairs[:, 0], pairs[:, 1])
         count = tf.shape(self.own)[0] - 1
-        static = self._pair_features(static_table, tf.gather(self.kb, tf.range(values))[tf.newaxis],
+        static = self._pair_features(static_table, None,
                                      tf.zeros([count], tf.int32), tf.range(count))
         return static, pairs, features
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -134,6 +135,19 @@ def test_filling_features_in_tensorflow_ops_equal_the_python_definition(task6, t
             np.testing.assert_allclose(features, expected, rtol=1e-6, err_msg=example.dialog_id)
             checked += len(candidates)
     assert checked > 100_000
+    # KB results that contradict the KB file (newest line first): a restaurant moved, another's cuisine restated.
+    memory = list(trn6[4].memory)
+    at = memory.index("the_elm R_rating 9")
+    memory[at:at] = ["the_elm R_location south", "the_ash R_cuisine thai"]
+    moved = replace(trn6[4], memory=tuple(memory), memory_speaker=trn6[4].memory_speaker[:at] + ("user", "user")
+                    + trn6[4].memory_speaker[at:])
+    candidates = TaskData.load(files6).candidates
+    context = DialogContext.of(lexicon6, moved)
+    assert context.attribute(lexicon6, "the_elm", "location") == "south"
+    expected = np.stack([candidate_features(lexicon6, context, c) for c in candidates])
+    filling = FillingFeatures(lexicon6.types, lexicon6.attributes, candidates, FILL_FEATURES)
+    got = candidate_features_of(filling, [moved], np.arange(len(candidates), dtype=np.int32)[np.newaxis])
+    np.testing.assert_allclose(got[0], expected, rtol=1e-6)
     # A restaurant on offer whose attributes the dialog never stated (known from the KB file only).
     offer = TurnExample("d", "dstc2", "trn", 1, ("the_oak is a nice place",), ("bot",), "phone", "")
     context = DialogContext.of(lexicon6, offer)
