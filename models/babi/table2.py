@@ -26,6 +26,7 @@ from models.examples import Ranker, TaskData, TurnExample, best_answers
 from models.features import kb_entity_types
 from models.ir_baselines import NearestNeighbour, TfIdfMatch
 from models.metrics import accuracy_report
+from models.presets import TRAINING_DEFAULTS
 from models.serving.ranker import SavedModelRanker
 from models.training import TrainConfig, train
 
@@ -262,8 +263,9 @@ def format_markdown(cells: Sequence[Cell]) -> str:
     by_key = {(cell.row, cell.method): cell for cell in cells}
     lines = ["Table 2: test per-response accuracy % (per-dialog in parentheses); ours, then the paper's.",
              "Train on trn, select on dev, report tst / tst-OOV. MemN2N: Table 9's hops and embedding size, trained "
-             "with Adam at learning rate 0.001 (Table 9's 0.01 is for SGD and diverges under Adam). Supervised "
-             "embeddings: Table 8's settings (margin ranking loss, sampled negatives, history), Adam.", "",
+             f"with Adam at learning rate {TRAINING_DEFAULTS['learning_rate']} in batches of "
+             f"{TRAINING_DEFAULTS['batch_size']} (Table 9's 0.01 diverges under Adam). Supervised embeddings: Table "
+             "8's settings (margin ranking loss, sampled negatives, history), Adam.", "",
              "| Task | " + " | ".join(METHOD_TITLES[m] for m in methods) + " |",
              "| --- |" + " --- |" * len(methods)]
     for row in rows:
