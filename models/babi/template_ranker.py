@@ -274,22 +274,15 @@ class TemplateRanker:
         gold = [self.lexicon.delexicalise(e.answer) for e in trn]
         chosen = [i for i, t in enumerate(gold)
                   if len(self.templates.get(t, [])) > 1 and trn[i].answer in self.templates[t]]
-        index = {c: i for i, c in enumerate(self.candidates)}
-        groups = [self.templates[gold[i]] for i in chosen]
-        width = max((len(g) for g in groups), default=1)
-        ids = np.full((len(chosen), width), len(self.candidates), np.int32)  # padding: the all-zero candidate
-        for row, group in zip(ids, groups, strict=True):
-            row[:len(group)] = [index[c] for c in group]
         filling = FillingFeatures(self.lexicon.types, self.lexicon.attributes, self.candidates, features)
-        x = candidate_features_of(filling, [trn[i] for i in chosen], ids)
-        mask = (ids < len(self.candidates)).astype(np.float32)
-        y = np.array([group.index(trn[i].answer) for i, group in zip(chosen, groups, strict=True)], np.int32)
+        batches = FillerBatches.of(filling, self.templates, self.candidates, [trn[i] for i in chosen],
+                                   [gold[i] for i in chosen], seed=seed)
         keras.utils.set_random_seed(seed)
         filler = build_filler(len(features))
         filler.compile(optimizer=keras.optimizers.Adam(0.01),
                        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-        history = filler.fit({"features": x, "mask": mask}, y, batch_size=64, epochs=epochs, verbose=verbose)
-        summary = {"examples": len(y), "train_accuracy": round(100 * history.history["accuracy"][-1], 2),
+        history = filler.fit(batches, epochs=epochs, verbose=verbose)
+        summary = {"examples": len(batches.answers), "train_accuracy": round(100 * history.history["accuracy"][-1], 2),
                    "features": list(features)}
         return TemplateRanker(self.lexicon, self.templates, self.candidates, self.template_spec, self.template_model,
                               filler, features, self.top_k), summary
@@ -324,15 +317,84 @@ class TemplateRanker:
 
 def candidate_features_of(filling: FillingFeatures, examples: Sequence[TurnExample], ids: np.ndarray,
                           batch_size: int = 256) -> np.ndarray:
-    """[N, G, F] filling features of the candidates ``ids`` [N, G] of each example, a batch at a time."""
-    features = tf.function(filling.features, reduce_retracing=True)
+    """[N, G, F] filling features of the candidates ``ids`` [N, G] of each example (``len(candidates)``: padding),
+    from :meth:`FillingFeatures.every_candidate`, a batch at a time."""
+    every = tf.function(filling.every_candidate, reduce_retracing=True)
+    count = int(filling.own.shape[0]) - 1
     out = np.zeros((len(examples), ids.shape[1], len(filling.feature_names)), np.float32)
     for start in range(0, len(examples), batch_size):
         memory, speaker, query = pad_batch(examples[start:start + batch_size])
-        out[start:start + batch_size] = features(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
-                                                 tf.constant(query, tf.string),
-                                                 tf.constant(ids[start:start + batch_size]))
+        inputs = (tf.constant(memory, tf.string), tf.constant(speaker, tf.string), tf.constant(query, tf.string))
+        static, pairs, touched = (t.numpy() for t in every(*inputs))
+        part = ids[start:start + batch_size]
+        out[start:start + batch_size] = np.vstack([static, np.zeros_like(static[:1])])[part]
+        column = np.full((len(part), count + 1), -1)  # where each candidate sits in the row
+        column[np.arange(len(part))[:, np.newaxis], part] = np.arange(part.shape[1])[np.newaxis, :]
+        column[:, count] = -1
+        where = column[pairs[:, 0], pairs[:, 1]]
+        wanted = where >= 0
+        out[start + pairs[wanted, 0], where[wanted]] = touched[wanted]
     return out
+
+
+class FillerBatches(keras.utils.PyDataset):
+    """The filler's training batches: each turn's gold-template candidates, their features assembled per batch
+    from each candidate's features without dialog and the few a dialog touches, so no [turns, largest group,
+    features] array is ever held (task 5 has groups of a thousand restaurants)."""
+
+    def __init__(self, static: np.ndarray, groups: list[np.ndarray], touched: list[tuple[np.ndarray, np.ndarray]],
+                 answers: np.ndarray, batch_size: int = 64, seed: int = 0) -> None:
+        super().__init__()
+        self.static = np.vstack([static, np.zeros_like(static[:1])])  # the padding candidate: no feature
+        self.groups, self.touched, self.answers, self.batch_size = groups, touched, answers, batch_size
+        self.rng = np.random.default_rng(seed)
+        self.order = self.rng.permutation(len(answers))
+
+    @classmethod
+    def of(cls, filling: FillingFeatures, templates: dict[str, list[str]], candidates: Sequence[str],
+           examples: Sequence[TurnExample], gold: Sequence[str], seed: int = 0, chunk: int = 256) -> FillerBatches:
+        index = {c: i for i, c in enumerate(candidates)}
+        slot = np.zeros(len(candidates), np.int64)  # each candidate's place in its template's group
+        template_of = np.zeros(len(candidates), np.int64)
+        names = list(templates)
+        for t, template in enumerate(names):
+            for g, candidate in enumerate(templates[template]):
+                slot[index[candidate]], template_of[index[candidate]] = g, t
+        groups = [np.array([index[c] for c in templates[t]], np.int32) for t in names]
+        wanted = np.array([names.index(t) for t in gold], np.int64)
+        every = tf.function(filling.every_candidate, reduce_retracing=True)
+        static, touched = None, []
+        for start in range(0, len(examples), chunk):
+            memory, speaker, query = pad_batch(examples[start:start + chunk])
+            inputs = (tf.constant(memory, tf.string), tf.constant(speaker, tf.string), tf.constant(query, tf.string))
+            static, pairs, features = (t.numpy() for t in every(*inputs))
+            rows, ids = pairs[:, 0], pairs[:, 1]
+            for row in range(len(examples[start:start + chunk])):
+                mine = (rows == row) & (template_of[ids] == wanted[start + row])
+                touched.append((slot[ids[mine]], features[mine]))
+        answers = np.array([templates[t].index(e.answer) for e, t in zip(examples, gold, strict=True)], np.int32)
+        if static is None:
+            static = np.zeros((len(candidates), len(filling.feature_names)), np.float32)
+        return cls(static, [groups[t] for t in wanted], touched, answers, seed=seed)
+
+    def __len__(self) -> int:
+        return math.ceil(len(self.answers) / self.batch_size)
+
+    def __getitem__(self, index: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        rows = self.order[index * self.batch_size:(index + 1) * self.batch_size]
+        width = max(len(self.groups[r]) for r in rows)
+        ids = np.full((len(rows), width), len(self.static) - 1, np.int32)
+        for j, r in enumerate(rows):
+            ids[j, :len(self.groups[r])] = self.groups[r]
+        x = self.static[ids]
+        for j, r in enumerate(rows):
+            where, features = self.touched[r]
+            x[j, where] = features
+        mask = (ids < len(self.static) - 1).astype(np.float32)
+        return {"features": x, "mask": mask}, self.answers[rows]
+
+    def on_epoch_end(self) -> None:
+        self.order = self.rng.permutation(len(self.answers))
 
 
 @dataclass

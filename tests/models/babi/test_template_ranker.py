@@ -19,6 +19,7 @@ from models.babi.template_ranker import (
     POLICY_FEATURES,
     DialogContext,
     EntityLexicon,
+    FillerBatches,
     RankedFilling,
     TemplateRanker,
     candidate_features,
@@ -135,6 +136,24 @@ def test_filling_features_in_tensorflow_ops_equal_the_python_definition(task6, t
             np.testing.assert_allclose(features, expected, rtol=1e-6, err_msg=example.dialog_id)
             checked += len(candidates)
     assert checked > 100_000
+    # The filler's training batches hold the same features for each turn's gold-template candidates.
+    templates: dict[str, list[str]] = {}
+    for candidate in task5.candidates:
+        templates.setdefault(lexicon5.delexicalise(candidate), []).append(candidate)
+    trained = [e for e in task5.split("trn") if len(templates[lexicon5.delexicalise(e.answer)]) > 1]
+    gold = [lexicon5.delexicalise(e.answer) for e in trained]
+    filling = FillingFeatures(lexicon5.types, lexicon5.attributes, task5.candidates, FILL_FEATURES)
+    batches = FillerBatches.of(filling, templates, task5.candidates, trained, gold)
+    index = {c: i for i, c in enumerate(task5.candidates)}
+    for b in range(len(batches)):
+        (inputs, answers), rows = batches[b], batches.order[b * batches.batch_size:(b + 1) * batches.batch_size]
+        ids = np.full(inputs["mask"].shape, len(task5.candidates), np.int32)
+        for j, r in enumerate(rows):
+            ids[j, :len(templates[gold[r]])] = [index[c] for c in templates[gold[r]]]
+            assert templates[gold[r]][answers[j]] == trained[r].answer
+        expected = candidate_features_of(filling, [trained[r] for r in rows], ids)
+        np.testing.assert_allclose(inputs["features"], expected, rtol=1e-6)
+        np.testing.assert_array_equal(inputs["mask"], ids < len(task5.candidates))
     # KB results that contradict the KB file (newest line first): a restaurant moved, another's cuisine restated.
     memory = list(trn6[4].memory)
     at = memory.index("the_elm R_rating 9")
