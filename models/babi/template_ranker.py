@@ -349,6 +349,7 @@ class FillerBatches(keras.utils.PyDataset):
         self.groups, self.touched, self.answers, self.batch_size = groups, touched, answers, batch_size
         self.rng = np.random.default_rng(seed)
         self.order = self.rng.permutation(len(answers))
+        self.width = max((len(group) for group in groups), default=1)
 
     @classmethod
     def of(cls, filling: FillingFeatures, templates: dict[str, list[str]], candidates: Sequence[str],
@@ -382,7 +383,7 @@ class FillerBatches(keras.utils.PyDataset):
 
     def __getitem__(self, index: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
         rows = self.order[index * self.batch_size:(index + 1) * self.batch_size]
-        width = max(len(self.groups[r]) for r in rows)
+        width = self.width  # every batch as wide as the largest group: Keras fixes the shape from the first one
         ids = np.full((len(rows), width), len(self.static) - 1, np.int32)
         for j, r in enumerate(rows):
             ids[j, :len(self.groups[r])] = self.groups[r]

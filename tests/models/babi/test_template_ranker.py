@@ -154,6 +154,7 @@ def test_filling_features_in_tensorflow_ops_equal_the_python_definition(task6, t
         expected = candidate_features_of(filling, [trained[r] for r in rows], ids)
         np.testing.assert_allclose(inputs["features"], expected, rtol=1e-6)
         np.testing.assert_array_equal(inputs["mask"], ids < len(task5.candidates))
+        assert inputs["features"].shape[1] == max(len(group) for group in templates.values())  # one shape
     # KB results that contradict the KB file (newest line first): a restaurant moved, another's cuisine restated.
     memory = list(trn6[4].memory)
     at = memory.index("the_elm R_rating 9")
