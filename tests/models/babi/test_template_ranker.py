@@ -206,7 +206,7 @@ def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, t
     """One model over generated tasks 1-5 (they share candidates) and one on DSTC2-like dialogs: the exported
     SavedModel, called as TF Serving would, answers every turn of every split as the ranker in memory and as the
     Python definition (same template, same filled response)."""
-    generate(GenerationPlan(seed=4, dialogs_per_split=8), tmp_path / "data", runner="local")
+    generate(GenerationPlan(seed=4, dialogs_per_split=4), tmp_path / "data", runner="local")
     corpus = discover(tmp_path / "data")
     tasks = {n: TaskData.load(corpus[n]) for n in (1, 2, 3, 4, 5)}
     config = TrainConfig(hops=1, embedding_dim=16, epochs=2)

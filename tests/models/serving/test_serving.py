@@ -216,7 +216,7 @@ def template_ranker(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
 
     out = tmp_path_factory.mktemp("template") / "model"
     ranker, _ = TemplateRanker.fit(TaskData.load(discover(corpus)[3]), TrainConfig(hops=1, embedding_dim=16, epochs=3),
-                                   out, fill_epochs=5)
+                                   out, fill_epochs=3)
     return ranker, out
 
 
