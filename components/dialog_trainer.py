@@ -61,7 +61,7 @@ def run_fn(fn_args: FnArgs) -> None:
     if config.model == "template":  # the product model: template MemN2N and filler in one SavedModel
         _, summary = TemplateRanker.fit_examples(resources.candidates, resources.facts, trn, dev, config,
                                                  out=fn_args.serving_model_dir, verbose=2,
-                                                 log_dir=fn_args.model_run_dir)
+                                                 log_dir=fn_args.model_run_dir, evaluate_dev=False)
     else:
         sentences = {text for e in trn for text in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(resources.candidates, resources.facts, sentences,
@@ -70,7 +70,10 @@ def run_fn(fn_args: FnArgs) -> None:
                                  log_dir=fn_args.model_run_dir)
     write_text_atomic(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE),
                       json.dumps({"tasks": list(resources.tasks), **summary}, indent=1), GFILE)
-    logging.info("DialogTrainer: dev per-response accuracy %.2f%%", summary["dev_per_response_accuracy"])
+    trained = summary.get("template_model", summary)  # the template ranker's: its template model's (the
+    # Evaluator measures the complete responses on dev next)
+    logging.info("DialogTrainer: best epoch %d, dev per-response accuracy %.2f%%", trained["best_epoch"],
+                 trained["dev_per_response_accuracy"])
 
 
 def DialogTrainer(examples: Any, config: TrainConfig | dict[str, Any]) -> Trainer:  # noqa: N802 (component)
