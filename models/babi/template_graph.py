@@ -245,19 +245,21 @@ class FillingFeatures(tf.Module):
         a few dozen of 4,212 candidates, so the filler scores those, not every candidate of every dialog."""
         table, facts, stated_names, touched = self.value_table(memory, memory_speaker, query)
         values = self.value_count
-        known = [float(name == "known") for name in self.feature_names]  # an untouched value is only known
-        static_table = tf.constant(np.array(known, np.float32)[:, np.newaxis, np.newaxis]
-                                   * (np.arange(values + 1) < values)[np.newaxis, np.newaxis, :])  # [F, 1, V + 1]
         stated = tf.pad(stated_names, [[0, 0], [0, 1]])  # facts about a candidate's own restaurant
         dynamic = tf.gather(stated, tf.where(self.own >= 0, self.own, values), axis=1)  # [B, C + 1]
         for w in range(self.slots.shape[1]):
             dynamic |= tf.gather(touched, self.slots[:, w], axis=1)
         pairs = tf.cast(tf.where(dynamic[:, :-1]), tf.int32)  # [N, 2] (dialog, candidate); not the padding row
         features = self._pair_features(table, facts, pairs[:, 0], pairs[:, 1])
-        count = tf.shape(self.own)[0] - 1
-        static = self._pair_features(static_table, None,
-                                     tf.zeros([count], tf.int32), tf.range(count))
-        return static, pairs, features
+        return self.static_features(), pairs, features
+
+    def static_features(self) -> tf.Tensor:
+        """[C, F]: each candidate's features in a dialog that touches none of its values."""
+        values, count = self.value_count, tf.shape(self.own)[0] - 1
+        known = [float(name == "known") for name in self.feature_names]  # an untouched value is only known
+        static_table = tf.constant(np.array(known, np.float32)[:, np.newaxis, np.newaxis]
+                                   * (np.arange(values + 1) < values)[np.newaxis, np.newaxis, :])  # [F, 1, V + 1]
+        return self._pair_features(static_table, None, tf.zeros([count], tf.int32), tf.range(count))
 
 
 def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: int) -> tf.Tensor:
@@ -297,6 +299,8 @@ class TemplateServingModule(DialogServingModule):
         self.filler = filler
         self.model_variables += [weight.value for weight in filler.weights]
         self.filling = FillingFeatures(types, attributes, candidates, feature_names)
+        static = self.filling.static_features()  # scored once here: no dialog changes them
+        self.alone = tf.constant(filler({"features": static[tf.newaxis], "mask": tf.ones([1, static.shape[0]])})[0])
         words = sorted(types)
         self.type_words = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(tf.constant(words or [""], tf.string),
@@ -347,10 +351,9 @@ class TemplateServingModule(DialogServingModule):
     def fill_scores(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
         """[B, C] the filler's score of every candidate: each candidate's score without dialog, and in each
         dialog those of the candidates it touches (:meth:`FillingFeatures.every_candidate`)."""
-        static, pairs, features = self.filling.every_candidate(memory, memory_speaker, query)
-        alone = self.filler({"features": static[tf.newaxis], "mask": tf.ones([1, tf.shape(static)[0]])})[0]
+        _, pairs, features = self.filling.every_candidate(memory, memory_speaker, query)
         touched = self.filler({"features": features[tf.newaxis], "mask": tf.ones([1, tf.shape(features)[0]])})[0]
-        everyone = tf.tile(alone[tf.newaxis, :], [tf.shape(query)[0], 1])
+        everyone = tf.tile(self.alone[tf.newaxis, :], [tf.shape(query)[0], 1])
         return tf.tensor_scatter_nd_update(everyone, pairs, touched)
 
     @staticmethod
