@@ -24,9 +24,11 @@ run: setup
 	$(VENV)/bin/dialog stats $(DATA)
 	$(VENV)/bin/dialog pipeline $(if $(filter quick,$(PROFILE)),--quick,) --data $(DATA)
 
+# Two workers (one a core here), a test file each: the suite is mostly single-threaded tracing and Beam.
+TEST_WORKERS ?= 2
 test: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 benchmark: setup
 	$(VENV)/bin/python benchmarks/generation_throughput.py
