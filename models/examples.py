@@ -125,6 +125,17 @@ class TaskData:
         facts = (kb_file_facts(files.kb) if files.kb is not None else []) + dialog_facts(dialogs.get("trn", []))
         return cls(files, dialogs, examples, tuple(candidates), tuple(facts))
 
+    def with_dialogs(self, dialogs: dict[str, list[Dialog]]) -> TaskData:
+        """The same task with other splits (each split's dialogs; ``trn`` required), as if read from files: its
+        examples, and as facts the KB file's and the new ``trn`` dialogs' KB results (k-fold selection trains on
+        part of ``trn`` and must not see the held-out dialogs' results)."""
+        if "trn" not in dialogs:
+            raise ValueError(f"splits {sorted(dialogs)}: a trn split is needed")
+        kb_facts = self.facts[:len(self.facts) - len(dialog_facts(self.dialogs.get("trn", [])))]
+        examples = {split: dialogs_examples(part, self.task, split) for split, part in dialogs.items()}
+        return TaskData(self.files, dict(dialogs), examples, self.candidates,
+                        (*kb_facts, *dialog_facts(dialogs["trn"])))
+
     @property
     def task(self) -> int:
         return self.files.task
