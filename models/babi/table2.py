@@ -237,7 +237,7 @@ def _fold_cells(task: TaskData, method: str, work: Path, epochs: int, folds: int
             break
         held_out.append(_scored(row_name(task.task, "folds"), method, fitted.ranker, run.task.split("tst"), 0.0, ""))
         progress(f"T{task.task} {METHOD_TITLES[method]} {run.name}: {held_out[-1].per_response} "
-                 f"({held_out[-1].per_dialog}) {fitted.note}")
+                 f"({held_out[-1].per_dialog}) {fitted.note.replace('on dev', 'on the next fold')}")
     assert final is not None and final.ranker is not None
     kinds = {}
     for kind in KINDS:
@@ -248,7 +248,8 @@ def _fold_cells(task: TaskData, method: str, work: Path, epochs: int, folds: int
     cells = [Cell(row_name(task.task, "folds"), method, per_response,
                   mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
                   f"mean over {folds} held-out folds of trn, each chosen on the next fold", spread, kinds)]
-    note = f"{final.note}; chosen on a fold of trn (dev not used to choose)"
+    # The methods' notes say "on dev" of the split they chose on: here a fold of trn.
+    note = final.note.replace("on dev", "on a fold of trn") + "; dev not used to choose"
     for split in [s for s in ("dev", "tst", "tst-OOV") if s in task.examples]:
         cells.append(_scored(row_name(task.task, split), method, final.ranker, task.split(split),
                              time.perf_counter() - started, note))
@@ -313,7 +314,7 @@ def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_
 
 
 def _order(row: str) -> tuple[int, int]:
-    group = int(row.endswith("(OOV)")) + 2 * int(row.endswith("(dev)")) + 3 * int(row.endswith("(folds)"))
+    group = int(row.endswith("(OOV)")) + 2 * int(row.endswith("(folds)")) + 3 * int(row.endswith("(dev)"))
     return (group, int(row[1:].split()[0]))
 
 
