@@ -249,7 +249,7 @@ def _fold_cells(task: TaskData, method: str, work: Path, epochs: int, folds: int
                   mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
                   f"mean over {folds} held-out folds of trn, each chosen on the next fold", spread, kinds)]
     # The methods' notes say "on dev" of the split they chose on: here a fold of trn.
-    note = final.note.replace("on dev", "on a fold of trn") + "; dev not used to choose"
+    note = "; ".join(filter(None, [final.note.replace("on dev", "on a fold of trn"), "dev not used to choose"]))
     for split in [s for s in ("dev", "tst", "tst-OOV") if s in task.examples]:
         cells.append(_scored(row_name(task.task, split), method, final.ranker, task.split(split),
                              time.perf_counter() - started, note))
