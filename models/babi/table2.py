@@ -227,18 +227,17 @@ def _fold_cells(task: TaskData, method: str, work: Path, epochs: int, folds: int
                 progress: Callable[[str], None]) -> list[Cell]:
     """``method`` chosen on folds of trn (models.babi.folds): the (folds) row, then the final model's rows on dev
     and on the test files present."""
-    started, held_out, final = time.perf_counter(), [], None
-    for run in fold_runs(task, folds):
+    started, held_out = time.perf_counter(), []
+    *fold_tasks, last = fold_runs(task, folds)
+    for run in fold_tasks:
         fitted = METHODS[method](run.task, work / run.name.replace("/", "-").replace(" ", ""), epochs)
         if fitted.ranker is None:
             return [Cell(row_name(task.task, "folds"), method, None, None, 0.0, fitted.note)]
-        if run.name == "final":
-            final = fitted
-            break
         held_out.append(_scored(row_name(task.task, "folds"), method, fitted.ranker, run.task.split("tst"), 0.0, ""))
         progress(f"T{task.task} {METHOD_TITLES[method]} {run.name}: {held_out[-1].per_response} "
                  f"({held_out[-1].per_dialog}) {fitted.note.replace('on dev', 'on the next fold')}")
-    assert final is not None and final.ranker is not None
+    final = METHODS[method](last.task, work / last.name, epochs)
+    assert final.ranker is not None  # the method applied to every fold run
     kinds = {}
     for kind in KINDS:
         values = [cell.kinds[kind] for cell in held_out if kind in cell.kinds]
@@ -274,8 +273,9 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
             # Without a test file (a corpus that holds back its test set), report dev: the selection split, so the
             # row is marked "(dev)" and is not comparable with the paper's test figures.
             test_splits = [split for split in ("tst", "tst-OOV") if split in task.examples] or ["dev"]
-            use_folds = bool(folds) and number in FOLD_TASKS and len(task.dialogs["trn"]) >= 2 * folds
-            if folds and number in FOLD_TASKS and not use_folds:
+            wants_folds = bool(folds) and number in FOLD_TASKS
+            use_folds = wants_folds and len(task.dialogs["trn"]) >= 2 * folds
+            if wants_folds and not use_folds:
                 progress(f"T{number}: {len(task.dialogs['trn'])} training dialogs, too few for {folds} folds of at "
                          "least two: choosing on dev")
             for method in methods:
@@ -313,13 +313,13 @@ def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_
     return [out, out.with_suffix(".csv")]
 
 
-def _order(row: str) -> tuple[int, int]:
-    group = int(row.endswith("(OOV)")) + 2 * int(row.endswith("(folds)")) + 3 * int(row.endswith("(dev)"))
-    return (group, int(row[1:].split()[0]))
-
-
 def _task_of(row: str) -> int:
     return int(row[1:].split()[0])
+
+
+def _order(row: str) -> tuple[int, int]:
+    group = int(row.endswith("(OOV)")) + 2 * int(row.endswith("(folds)")) + 3 * int(row.endswith("(dev)"))
+    return (group, _task_of(row))
 
 
 def _figure(value: float, spread: float | None) -> str:
