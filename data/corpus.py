@@ -15,7 +15,9 @@ API_CALL_PREFIX = "api_call"
 NO_RESULT = "api_call no result"
 
 
-_KB_RESULT = re.compile(r"(\S+) (R_\S+) (\S.*)")
+# Also read by TensorFlow ops (RE2's full match), where the models serve.
+KB_RESULT_PATTERN = r"(\S+) (R_\S+) (\S.*)"
+_KB_RESULT = re.compile(KB_RESULT_PATTERN)
 
 
 def parse_kb_result(text: str) -> tuple[str, str, str] | None:

@@ -52,8 +52,10 @@ class TrainConfig:
     shared_embeddings: bool = False
     # Stop when dev accuracy has not improved for this many epochs (None: run every epoch).
     patience: int | None = None
-    # Template ranker only: epochs of its filler.
+    # Template ranker only: epochs of its filler, and whether its template model reads the tracked dialog state
+    # (models.babi.dialog_state; False: the ablation).
     fill_epochs: int = 10
+    dialog_state: bool = True
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot train (a zero size, a rate that is not a positive number) before any time

@@ -43,6 +43,7 @@ METHOD_TITLES = {
     "template_memn2n": "Template MemN2N + learned filling (ours)",
     **{f"template_memn2n-no_{name}": f"Template MemN2N without {name}" for name in POLICY_FEATURES},
     "template_memn2n-no_policy_features": "Template MemN2N without the three policy features",
+    "template_memn2n-no_dialog_state": "Template MemN2N without the tracked dialog state",
     "template_memn2n-memn2n_filling": "Template MemN2N, filled by a MemN2N (no hand-chosen feature)",
 }
 # Table 2 of the paper: row -> method -> (per-response, per-dialog).
@@ -143,27 +144,34 @@ def _nearest_neighbour(task: TaskData, work: Path, epochs: int) -> Fitted:
 
 # The template ranker of each (work directory, task, epochs) of a run: the ablations share its template model and
 # lexicon and train only a filler of their own.
-_TEMPLATE_RANKERS: dict[tuple[Path, str, int], tuple[TemplateRanker, dict]] = {}
+_TEMPLATE_RANKERS: dict[tuple[Path, str, int, bool], tuple[TemplateRanker, dict]] = {}
 
 
-def _template_ranker(task: TaskData, work: Path, epochs: int) -> tuple[TemplateRanker, dict]:
-    key = (work, task.files.label, epochs)
+def _template_directory(task: TaskData, work: Path, dialog_state: bool) -> Path:
+    return work / f"task{task.task}-template_memn2n{'' if dialog_state else '-no_dialog_state'}"
+
+
+def _template_ranker(task: TaskData, work: Path, epochs: int, dialog_state: bool = True
+                     ) -> tuple[TemplateRanker, dict]:
+    key = (work, task.files.label, epochs, dialog_state)
     if key not in _TEMPLATE_RANKERS:
-        config = TrainConfig.paper(task.task, epochs=epochs)
-        _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, work / f"task{task.task}-template_memn2n")
+        config = TrainConfig.paper(task.task, epochs=epochs, dialog_state=dialog_state)
+        _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, _template_directory(task, work, dialog_state))
     return _TEMPLATE_RANKERS[key]
 
 
-def _template_memn2n(removed: Sequence[str] = ()) -> Method:
-    """The template ranker, or (``removed``) an ablation: the same template model, the filler without those
-    features."""
+def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True) -> Method:
+    """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
+    features; (``dialog_state=False``) a template model that does not read the tracked dialog state."""
     def fit(task: TaskData, work: Path, epochs: int) -> Fitted:
-        ranker, summary = _template_ranker(task, work, epochs)
+        ranker, summary = _template_ranker(task, work, epochs, dialog_state)
         model = summary["template_model"]
+        state = summary["dialog_state"]
         note = (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}/{epochs} on dev "
-                f"({model['dev_per_response_accuracy']}% of templates), {model['train_seconds']} s")
+                f"({model['dev_per_response_accuracy']}% of templates), {model['train_seconds']} s; dialog state: "
+                + (", ".join(state) if state else "none"))
         if not removed:  # the exported SavedModel: what TF Serving would answer
-            return Fitted(SavedModelRanker(work / f"task{task.task}-template_memn2n"),
+            return Fitted(SavedModelRanker(_template_directory(task, work, dialog_state)),
                           note + f"; filling trained on {summary['filler']['examples']} turns")
         ablated, _ = ranker.with_filler(task.split("trn"), [f for f in ranker.features if f not in removed])
         return Fitted(ablated, f"the template model above; filler without {', '.join(removed)}")
@@ -206,6 +214,7 @@ METHODS: dict[str, Method] = {
     "memn2n_match": _neural("memn2n_match"), "template_memn2n": _template_memn2n(),
     **{f"template_memn2n-no_{name}": _template_memn2n((name,)) for name in POLICY_FEATURES},
     "template_memn2n-no_policy_features": _template_memn2n(POLICY_FEATURES),
+    "template_memn2n-no_dialog_state": _template_memn2n(dialog_state=False),
     "template_memn2n-memn2n_filling": _template_memn2n_learned_filling,
 }
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.

@@ -17,13 +17,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.corpus import API_CALL_PREFIX, NO_RESULT
+from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT
+from models.babi.dialog_state import DialogStateTracker, StateSpec
 from models.features import FeatureSpec
 from models.memn2n import MemN2N
 from models.serving.export import DialogServingModule
 
 NAME = "name"
-FACT_PATTERN = r"(\S+) (R_\S+) (\S.*)"  # data.corpus.parse_kb_result's pattern, in RE2
 _NONE = np.int32(2**31 - 1)  # unsorted_segment_min of an empty segment
 
 
@@ -94,7 +94,7 @@ class FillingFeatures(tf.Module):
         batch, length = tf.shape(lines)[0], tf.shape(lines)[1]
         position = tf.range(length)[tf.newaxis, :]
         user, bot = tf.equal(speaker, "user"), tf.equal(speaker, "bot")
-        is_fact = tf.strings.regex_full_match(lines, FACT_PATTERN)
+        is_fact = tf.strings.regex_full_match(lines, KB_RESULT_PATTERN)
         result = user & (tf.equal(lines, NO_RESULT) | is_fact)
         ragged = tf.strings.split(lines, sep=" ")
         words = ragged.to_tensor(default_value="")  # [B, L, S]
@@ -287,16 +287,18 @@ class TemplateServingModule(DialogServingModule):
     """The template ranker as one servable module, with the signatures of :class:`DialogServingModule`.
 
     The template model reads the history as ``template_ranker.template_example`` makes it (delexicalised, KB
-    results reduced to their rating lines); the filler scores every candidate from its filling features. The
-    responses are the best template's candidates, best filled first, then every other candidate by
-    log p(template) + log p(candidate | template); ``scores`` are that sum; ``template`` is the chosen template;
-    ``attention`` is the template model's, put back on the raw memory (most recent first; dropped KB lines 0)."""
+    results reduced to their rating lines, the query after the tracked dialog state's words); the filler scores
+    every candidate from its filling features. The responses are the best template's candidates, best filled
+    first, then every other candidate by log p(template) + log p(candidate | template); ``scores`` are that sum;
+    ``template`` is the chosen template; ``attention`` is the template model's, put back on the raw memory (most
+    recent first; dropped KB lines 0)."""
 
     def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
                  template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
-                 feature_names: Sequence[str], top_k: int = 10) -> None:
+                 feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None) -> None:
         super().__init__(template_spec, template_model, top_k)
         self.filler = filler
+        self.tracker = DialogStateTracker(state) if state is not None else None
         self.model_variables += [weight.value for weight in filler.weights]
         self.filling = FillingFeatures(types, attributes, candidates, feature_names)
         static = self.filling.static_features()  # scored once here: no dialog changes them
@@ -312,21 +314,26 @@ class TemplateServingModule(DialogServingModule):
         self.candidates = tf.constant(list(candidates))
         self.top_k = min(top_k, len(candidates))
         self._spec_json = json.dumps({"template_spec": json.loads(template_spec.to_json()), "entity_types": types,
-                                      "attributes": attributes, "filling_features": list(feature_names)})
+                                      "attributes": attributes, "filling_features": list(feature_names),
+                                      "dialog_state": json.loads(state.to_json()) if state is not None else None})
 
     def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
                         ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
-        """The template model's memory, speakers and query, and which raw memory lines it keeps [B, M]."""
+        """The template model's memory, speakers and query (after the dialog state's words, when tracked), and
+        which raw memory lines it keeps [B, M]."""
         words = tf.strings.split(memory, sep=" ").to_tensor(default_value="")
         words = tf.pad(words, [[0, 0], [0, 0], [0, tf.maximum(2 - tf.shape(words)[2], 0)]])
-        result = tf.equal(memory_speaker, "user") & tf.strings.regex_full_match(memory, FACT_PATTERN)
+        result = tf.equal(memory_speaker, "user") & tf.strings.regex_full_match(memory, KB_RESULT_PATTERN)
         kept = tf.not_equal(memory_speaker, "") & ~(result & tf.not_equal(words[:, :, 1], "R_rating"))
         delexicalised = delexicalise(self.type_words, memory)
         # Rank 2 stated for the graph optimiser's cost model (it logs a warning on every trace otherwise).
         memory_t = tf.ragged.boolean_mask(delexicalised, kept).to_tensor(default_value="")
         speaker_t = tf.ragged.boolean_mask(memory_speaker, kept).to_tensor(default_value="")
         memory_t, speaker_t = tf.ensure_shape(memory_t, [None, None]), tf.ensure_shape(speaker_t, [None, None])
-        return memory_t, speaker_t, delexicalise(self.type_words, query), kept
+        query_t = delexicalise(self.type_words, query)
+        if self.tracker is not None:
+            query_t = tf.strings.join([self.tracker(memory, memory_speaker, query), query_t], separator=" ")
+        return memory_t, speaker_t, query_t, kept
 
     def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query)

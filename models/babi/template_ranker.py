@@ -30,6 +30,7 @@ import numpy as np
 import tensorflow as tf
 
 from data.corpus import NO_RESULT, is_api_call, parse_kb_result
+from models.babi.dialog_state import DialogStateTracker, StateSpec
 from models.babi.template_graph import FillingFeatures, TemplateServingModule
 from models.examples import BOT, USER, Ranker, TaskData, TurnExample, pad_batch
 from models.features import FeatureSpec, spec_from_sentences
@@ -91,8 +92,9 @@ def _is_result_line(speaker: str, text: str) -> bool:
     return speaker == USER and (text == NO_RESULT or parse_kb_result(text) is not None)
 
 
-def template_example(lexicon: EntityLexicon, example: TurnExample) -> TurnExample:
-    """The example as the template model sees it: delexicalised, KB results reduced to their rating lines."""
+def template_example(lexicon: EntityLexicon, example: TurnExample, state: str = "") -> TurnExample:
+    """The example as the template model sees it: delexicalised, KB results reduced to their rating lines, and
+    the dialog ``state``'s words (:class:`DialogStateTracker`) before the query."""
     memory, speakers = [], []
     for text, speaker in zip(example.memory, example.memory_speaker, strict=True):
         if _is_result_line(speaker, text) and text != NO_RESULT:
@@ -101,8 +103,9 @@ def template_example(lexicon: EntityLexicon, example: TurnExample) -> TurnExampl
                 continue
         memory.append(lexicon.delexicalise(text))
         speakers.append(speaker)
+    query = lexicon.delexicalise(example.query)
     return replace(example, memory=tuple(memory), memory_speaker=tuple(speakers),
-                   query=lexicon.delexicalise(example.query), answer=lexicon.delexicalise(example.answer))
+                   query=f"{state} {query}" if state else query, answer=lexicon.delexicalise(example.answer))
 
 
 @dataclass
@@ -214,6 +217,7 @@ class TemplateRanker:
     filler: keras.Model | None
     features: tuple[str, ...] = FILL_FEATURES  # the filling features the filler reads (fewer: an ablation)
     top_k: int = 10
+    state: StateSpec | None = None  # the dialog state the template model reads (None: not tracked)
 
     @classmethod
     def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int | None = None,
@@ -240,18 +244,19 @@ class TemplateRanker:
         templates: dict[str, list[str]] = defaultdict(list)
         for candidate in candidates:
             templates[lexicon.delexicalise(candidate)].append(candidate)
-        trn_t = [template_example(lexicon, e) for e in trn]
-        dev_t = [template_example(lexicon, e) for e in dev]
+        state = StateSpec.learn(lexicon.types, trn) if config.dialog_state else None
+        state = state if state is not None and state.slots else None  # no API call, no slot to track
+        trn_t, dev_t = template_examples(lexicon, state, trn), template_examples(lexicon, state, dev)
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
         model, summary = fit(spec, trn_t, dev_t, replace(config, model="memn2n"), verbose, log_dir)
-        ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, ())
+        ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state)
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
                                                   verbose)
         if out is not None:
             export(ranker.module, out)
         result = {"templates": len(templates), "candidates": len(candidates), "template_model": summary,
-                  "filler": fill_summary}
+                  "filler": fill_summary, "dialog_state": list(state.slots) if state is not None else None}
         if evaluate_dev:  # the complete responses, not only the templates
             started = time.perf_counter()
             predicted = [row[0] for row in ranker.rank(dev, 1)]
@@ -265,7 +270,7 @@ class TemplateRanker:
         if self.filler is None:
             raise ValueError("the template ranker has no filler yet (see with_filler)")
         return TemplateServingModule(self.lexicon.types, self.lexicon.attributes, self.candidates, self.template_spec,
-                                     self.template_model, self.filler, self.features, self.top_k)
+                                     self.template_model, self.filler, self.features, self.top_k, self.state)
 
     def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
                     seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:
@@ -288,8 +293,7 @@ class TemplateRanker:
         history = filler.fit(batches, epochs=epochs, verbose=verbose)
         summary = {"examples": len(batches.answers), "train_accuracy": round(100 * history.history["accuracy"][-1], 2),
                    "features": list(features)}
-        return TemplateRanker(self.lexicon, self.templates, self.candidates, self.template_spec, self.template_model,
-                              filler, features, self.top_k), summary
+        return replace(self, filler=filler, features=features), summary
 
     def outputs(self, examples: Sequence[TurnExample], batch_size: int = 64) -> dict[str, np.ndarray]:
         """The module's ``responses``, ``indices`` and ``template`` of each example, a batch at a time."""
@@ -317,6 +321,14 @@ class TemplateRanker:
         if not examples:
             return []
         return [[r.decode("utf-8") for r in row[:k]] for row in self.outputs(examples)["responses"]]
+
+
+def template_examples(lexicon: EntityLexicon, state: StateSpec | None, examples: Sequence[TurnExample]
+                      ) -> list[TurnExample]:
+    """The examples as the template model sees them (:func:`template_example`), the state words computed by the
+    same ops as in the SavedModel."""
+    words = DialogStateTracker(state).words(examples) if state is not None and examples else [""] * len(examples)
+    return [template_example(lexicon, e, w) for e, w in zip(examples, words, strict=True)]
 
 
 def candidate_features_of(filling: FillingFeatures, examples: Sequence[TurnExample], ids: np.ndarray,

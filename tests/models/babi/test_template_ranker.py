@@ -25,6 +25,7 @@ from models.babi.template_ranker import (
     candidate_features,
     candidate_features_of,
     template_example,
+    template_examples,
     value_features,
 )
 from models.examples import TaskData, TurnExample, best_answers, pad_batch, split_examples
@@ -189,7 +190,7 @@ def test_the_chosen_templates_candidates_come_first_whatever_their_scores() -> N
 def reference_rank(ranker: TemplateRanker, examples: list[TurnExample]) -> list[dict[str, float]]:
     """The ranking as the Python definition gives it: the template model's best template on
     ``template_example``; its candidates with the filler's score of ``candidate_features``."""
-    inputs = featurize(Featurizer(ranker.template_spec), [template_example(ranker.lexicon, e) for e in examples])
+    inputs = featurize(Featurizer(ranker.template_spec), template_examples(ranker.lexicon, ranker.state, examples))
     logits = np.asarray(ranker.template_model.predict_on_batch(inputs))
     columns = [FILL_FEATURES.index(f) for f in ranker.features]
     rows = []

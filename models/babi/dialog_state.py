@@ -1,0 +1,191 @@
+"""A dialog state tracker in TensorFlow ops, whose state the template model reads as words of the query.
+
+On task 6 (DSTC2) the template model picked the right API call for 34% of them on dev, where the rule-based
+system (section 4.1) picks 53%: an API call is made once each slot of the call (cuisine, area, price) is known or
+"don't care", and the words that say so ("any part of town", "i dont care" after "What part of town ...?") are
+spread over turns, which a bag-of-words memory does not add up. Hybrid Code Networks feed the tracked state to
+the policy; here the state is a few words put before the delexicalised query, for instance
+``state_cuisine_value state_location_dontcare state_price_unknown state_call_none``:
+
+- per slot, the last user turn that gave it a value or said "don't care" of it decides (``unknown`` if none did);
+- "don't care" of which slot: one the turn names ("any area"), else the one the bot's last question asked for;
+- ``state_call_same`` when the latest API call asked for exactly this state (``changed``: another; ``none``).
+
+What is learned from the training dialogs: the slots (the kinds of the API calls' arguments, in order), their
+values (the entity lexicon), and which slot a bot utterance asks for (the slot most of its replies give a value
+of). What is hand-written (named, and ablated in Table 2 as ``template_memn2n-no_dialog_state``): the phrases that
+say "don't care", the words that name a slot, and a few spellings, all the rule-based system's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import tensorflow as tf
+
+from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT, is_api_call, parse_kb_result
+from models.babi.rule_based_dstc2 import ANY_SLOT_WORDS, DONT_CARE_PHRASES, SPELLINGS
+from models.examples import BOT, USER, TurnExample, pad_batch
+
+STATES = ("unknown", "value", "dontcare")
+CALLS = ("none", "same", "changed")
+# A bot utterance asks for a slot when at least this share of its replies give a value of it, and twice as many
+# as give the next slot ("Hello , welcome ..." is answered with any slot: it asks for none).
+ASKED_SHARE, ASKED_MARGIN, ASKED_MIN = 0.25, 2.0, 5
+
+
+@dataclass(frozen=True)
+class StateSpec:
+    """What the tracker knows: learned from the training dialogs (``learn``) or given (tests, other domains)."""
+
+    slots: tuple[str, ...]  # the API call's arguments, in order (entity kinds: "cuisine", "location", "price")
+    values: Mapping[str, str]  # entity word -> its slot
+    asked: Mapping[str, str]  # bot utterance -> the slot it asks for
+    slot_words: Mapping[str, str]  # a word that names a slot ("area") -> the slot
+    dont_care: tuple[str, ...] = DONT_CARE_PHRASES
+    spellings: Mapping[str, str] | None = None  # word -> the value's spelling ("center" -> "centre")
+
+    @classmethod
+    def learn(cls, types: Mapping[str, str], examples: Sequence[TurnExample]) -> StateSpec:
+        """The slots, values and questions of the training ``examples``; ``types``: the entity lexicon."""
+        by_position: dict[int, Counter] = defaultdict(Counter)
+        for example in examples:
+            if is_api_call(example.answer) and example.answer != NO_RESULT:
+                for position, word in enumerate(example.answer.split()[1:]):
+                    if word in types:
+                        by_position[position][types[word]] += 1
+        slots = tuple(by_position[p].most_common(1)[0][0] for p in sorted(by_position))
+        values = {word: kind for word, kind in types.items() if kind in slots}
+        replies: dict[str, Counter] = defaultdict(Counter)
+        totals: Counter = Counter()
+        for example in examples:  # each (bot turn, user reply) pair is the last bot line of memory and the query
+            lines = [t for t, s in zip(example.memory, example.memory_speaker, strict=True)
+                     if s == BOT or not _is_result(t)]
+            speakers = [s for t, s in zip(example.memory, example.memory_speaker, strict=True)
+                        if s == BOT or not _is_result(t)]
+            if not lines or speakers[-1] != BOT or is_api_call(lines[-1]):
+                continue
+            totals[lines[-1]] += 1
+            replies[lines[-1]].update({values[w] for w in example.query.split(" ") if w in values})
+        asked = {}
+        for utterance, counts in replies.items():
+            ranked = [*counts.most_common(2), ("", 0), ("", 0)]
+            (slot, top), (_, second) = ranked[0], ranked[1]
+            if top >= ASKED_MIN and top >= ASKED_SHARE * totals[utterance] and top >= ASKED_MARGIN * second:
+                asked[utterance] = slot
+        slot_words = {word: slot for word, slot in ANY_SLOT_WORDS.items() if slot in slots}
+        return cls(slots, values, asked, slot_words, DONT_CARE_PHRASES, dict(SPELLINGS))
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+def _is_result(text: str) -> bool:
+    return text == NO_RESULT or parse_kb_result(text) is not None
+
+
+def _table(keys: Sequence[str], values: Sequence, default: int | str) -> tf.lookup.StaticHashTable:
+    dtype = tf.string if isinstance(default, str) else tf.int32
+    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(list(keys) or [""], tf.string), tf.constant(list(values) or [default], dtype)), default)
+
+
+def _last(mask: tf.Tensor, axis: int) -> tf.Tensor:
+    """The index of the last True along ``axis`` (-1 when none)."""
+    shape = [1] * mask.shape.rank
+    shape[axis] = -1
+    positions = tf.reshape(tf.range(tf.shape(mask)[axis]), shape)
+    return tf.reduce_max(tf.where(mask, positions, -1), axis=axis)
+
+
+class DialogStateTracker(tf.Module):
+    """``tracker(memory, memory_speaker, query)`` -> [B] the state words of each dialog (see the module)."""
+
+    def __init__(self, spec: StateSpec, name: str | None = None) -> None:
+        super().__init__(name=name)
+        slots = list(spec.slots)
+        unsafe = [p for p in spec.dont_care if not re.fullmatch(r"[a-z' ]+", p)]
+        if unsafe or not spec.dont_care or not slots:
+            raise ValueError(f"a tracker needs slots ({slots}) and \"don't care\" phrases of lower-case words, "
+                             f"apostrophes and spaces ({list(spec.dont_care)})")
+        self.spec = spec
+        self.slot_count = len(slots)
+        self.slot_names = tf.constant(slots or [""])[tf.newaxis, :]
+        self.value_slot = _table(list(spec.values), [slots.index(s) for s in spec.values.values()], -1)
+        self.asked = _table(list(spec.asked), [slots.index(s) for s in spec.asked.values()], -1)
+        named = {w: s for w, s in spec.slot_words.items() if s in slots}
+        self.slot_word = _table(list(named), [slots.index(s) for s in named.values()], -1)
+        spellings = dict(spec.spellings or {})
+        self.spelling = _table(list(spellings), list(spellings.values()), "")
+        self.dont_care_pattern = rf".*\b({'|'.join(spec.dont_care)})\b.*"
+
+    def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
+        state, value, call = self.state(memory, memory_speaker, query)
+        per_slot = tf.strings.join(["state_", tf.broadcast_to(self.slot_names, tf.shape(state)), "_",
+                                    tf.gather(tf.constant(STATES), state)])
+        called = tf.strings.join(["state_call_", tf.gather(tf.constant(CALLS), call)])
+        return tf.strings.reduce_join(tf.concat([per_slot, called[:, tf.newaxis]], axis=1), axis=1, separator=" ")
+
+    def state(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
+              ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """[B, S] each slot's state (an index of STATES), [B, S] its value ("" unless a value), [B] the call's
+        (an index of CALLS)."""
+        slots = self.slot_count
+        lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the newest user line
+        speaker = tf.concat([memory_speaker, tf.fill([tf.shape(query)[0], 1], USER)], axis=1)
+        user, bot = tf.equal(speaker, USER), tf.equal(speaker, BOT)
+        turn = user & ~(tf.equal(lines, NO_RESULT) | tf.strings.regex_full_match(lines, KB_RESULT_PATTERN))
+        ragged = tf.strings.split(lines, sep=" ")
+        raw = ragged.to_tensor(default_value="")  # [B, L, W]
+        raw = tf.pad(raw, [[0, 0], [0, 0], [0, tf.maximum(slots + 1 - tf.shape(raw)[2], 0)]])
+        lowered = tf.strings.lower(raw)
+        spelled = self.spelling.lookup(lowered)
+        words = tf.where(tf.equal(spelled, ""), lowered, spelled)
+        slot_of = self.value_slot.lookup(words)  # [B, L, W]
+        each = tf.range(slots)[tf.newaxis, tf.newaxis, tf.newaxis, :]  # [1, 1, 1, S]
+        where = _last(tf.equal(slot_of[..., tf.newaxis], each), axis=2)  # [B, L, S] the slot's last word in a line
+        has_value = turn[..., tf.newaxis] & (where >= 0)
+        value_word = tf.gather(words, tf.maximum(where, 0), batch_dims=2)  # [B, L, S]
+
+        # "Don't care" of the slot the line names first, else of the one the bot's last question asked for.
+        named = self.slot_word.lookup(words)
+        first = tf.argmax(tf.cast(named >= 0, tf.int32), axis=2, output_type=tf.int32)
+        named_slot = tf.where(tf.reduce_any(named >= 0, axis=2), tf.gather(named, first, batch_dims=2), -1)
+        position = tf.range(tf.shape(lines)[1])
+        earlier = position[tf.newaxis, tf.newaxis, :] < position[tf.newaxis, :, tf.newaxis]  # [1, L, L']: l' < l
+        last_bot = _last(earlier & bot[:, tf.newaxis, :], axis=2)  # [B, L]
+        bot_asks = tf.where(bot, self.asked.lookup(lines), -1)
+        asked = tf.where(last_bot >= 0, tf.gather(bot_asks, tf.maximum(last_bot, 0), batch_dims=1), -1)
+        target = tf.where(named_slot >= 0, named_slot, asked)  # [B, L]
+        says = turn & tf.strings.regex_full_match(tf.strings.lower(lines), self.dont_care_pattern)
+        dont_care = (says[..., tf.newaxis] & tf.equal(target[..., tf.newaxis], each[0])
+                     & ~tf.reduce_any(has_value & tf.equal(target[..., tf.newaxis], each[0]), axis=2, keepdims=True))
+
+        decided = _last(has_value | dont_care, axis=1)  # [B, S] the line that decides each slot
+        at = tf.maximum(decided, 0)
+        pick = lambda t: tf.gather(tf.transpose(t, [0, 2, 1]), at[..., tf.newaxis], batch_dims=2)[..., 0]  # noqa: E731
+        state = tf.where(decided < 0, 0, tf.where(pick(has_value), 1, 2))
+        value = tf.where(tf.equal(state, 1), pick(value_word), "")
+
+        # The latest API call with arguments: "same" when it asked for each slot's value, or "R_..." for the rest.
+        call = bot & tf.equal(raw[:, :, 0], API_CALL_PREFIX) & (ragged.row_lengths(axis=-1).to_tensor() > 1)
+        latest = _last(call, axis=1)  # [B]
+        arguments = tf.gather(raw, tf.maximum(latest, 0), batch_dims=1)[:, 1:slots + 1]  # [B, S]
+        asked_for = tf.where(tf.strings.regex_full_match(arguments, "R_.*"), "", arguments)
+        same = tf.reduce_all(tf.equal(asked_for, value), axis=1)
+        calls = tf.where(latest < 0, 0, tf.where(same, 1, 2))
+        return state, value, calls
+
+    def words(self, examples: Sequence[TurnExample], batch_size: int = 256) -> list[str]:
+        """The state words of each example, a batch at a time (how training data gets what serving computes)."""
+        out: list[str] = []
+        for start in range(0, len(examples), batch_size):
+            memory, speaker, query = pad_batch(examples[start:start + batch_size])
+            out += [w.decode("utf-8") for w in self(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
+                                                    tf.constant(query, tf.string)).numpy()]
+        return out
+
