@@ -162,8 +162,8 @@ class DialogStateTracker(tf.Module):
         asked = tf.where(last_bot >= 0, tf.gather(bot_asks, tf.maximum(last_bot, 0), batch_dims=1), -1)
         target = tf.where(named_slot >= 0, named_slot, asked)  # [B, L]
         says = turn & tf.strings.regex_full_match(tf.strings.lower(lines), self.dont_care_pattern)
-        dont_care = (says[..., tf.newaxis] & tf.equal(target[..., tf.newaxis], each[0])
-                     & ~tf.reduce_any(has_value & tf.equal(target[..., tf.newaxis], each[0]), axis=2, keepdims=True))
+        # (A line that gives the slot a value too decides it as a value: see ``state`` below.)
+        dont_care = says[..., tf.newaxis] & tf.equal(target[..., tf.newaxis], each[0])
 
         decided = _last(has_value | dont_care, axis=1)  # [B, S] the line that decides each slot
         at = tf.maximum(decided, 0)
