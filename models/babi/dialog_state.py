@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import tensorflow as tf
@@ -52,25 +52,18 @@ class StateSpec:
     @classmethod
     def learn(cls, types: Mapping[str, str], examples: Sequence[TurnExample]) -> StateSpec:
         """The slots, values and questions of the training ``examples``; ``types``: the entity lexicon."""
-        by_position: dict[int, Counter] = defaultdict(Counter)
-        for example in examples:
-            if is_api_call(example.answer) and example.answer != NO_RESULT:
-                for position, word in enumerate(example.answer.split()[1:]):
-                    if word in types:
-                        by_position[position][types[word]] += 1
+        by_position = argument_kinds(types, api_arguments(e.answer for e in examples))
         slots = tuple(by_position[p].most_common(1)[0][0] for p in sorted(by_position))
         values = {word: kind for word, kind in types.items() if kind in slots}
         replies: dict[str, Counter] = defaultdict(Counter)
         totals: Counter = Counter()
         for example in examples:  # each (bot turn, user reply) pair is the last bot line of memory and the query
-            lines = [t for t, s in zip(example.memory, example.memory_speaker, strict=True)
-                     if s == BOT or not _is_result(t)]
-            speakers = [s for t, s in zip(example.memory, example.memory_speaker, strict=True)
-                        if s == BOT or not _is_result(t)]
-            if not lines or speakers[-1] != BOT or is_api_call(lines[-1]):
+            lines = [(s, t) for t, s in zip(example.memory, example.memory_speaker, strict=True)
+                     if not is_result_line(s, t)]
+            if not lines or lines[-1][0] != BOT or is_api_call(lines[-1][1]):
                 continue
-            totals[lines[-1]] += 1
-            replies[lines[-1]].update({values[w] for w in example.query.split(" ") if w in values})
+            totals[lines[-1][1]] += 1
+            replies[lines[-1][1]].update({values[w] for w in example.query.split(" ") if w in values})
         asked = {}
         for utterance, counts in replies.items():
             ranked = [*counts.most_common(2), ("", 0), ("", 0)]
@@ -84,8 +77,24 @@ class StateSpec:
         return json.dumps(asdict(self), sort_keys=True)
 
 
-def _is_result(text: str) -> bool:
-    return text == NO_RESULT or parse_kb_result(text) is not None
+def is_result_line(speaker: str, text: str) -> bool:
+    """A KB result (or "no result") line: the API's output, which the history gives as a user line."""
+    return speaker == USER and (text == NO_RESULT or parse_kb_result(text) is not None)
+
+
+def api_arguments(answers: Iterable[str]) -> list[list[str]]:
+    """The arguments of each API call among ``answers`` ("api_call no result" is an output, not a call)."""
+    return [a.split()[1:] for a in answers if is_api_call(a) and a != NO_RESULT]
+
+
+def argument_kinds(types: Mapping[str, str], calls: Sequence[Sequence[str]]) -> dict[int, Counter]:
+    """Per argument position of the API ``calls``, how often each entity kind (``types``) fills it."""
+    by_position: dict[int, Counter] = defaultdict(Counter)
+    for arguments in calls:
+        for position, word in enumerate(arguments):
+            if word in types:
+                by_position[position][types[word]] += 1
+    return by_position
 
 
 def _table(keys: Sequence[str], values: Sequence, default: int | str) -> tf.lookup.StaticHashTable:
@@ -94,7 +103,7 @@ def _table(keys: Sequence[str], values: Sequence, default: int | str) -> tf.look
         tf.constant(list(keys) or [""], tf.string), tf.constant(list(values) or [default], dtype)), default)
 
 
-def _last(mask: tf.Tensor, axis: int) -> tf.Tensor:
+def last_index(mask: tf.Tensor, axis: int = 1) -> tf.Tensor:
     """The index of the last True along ``axis`` (-1 when none)."""
     shape = [1] * mask.shape.rank
     shape[axis] = -1
@@ -112,9 +121,8 @@ class DialogStateTracker(tf.Module):
         if unsafe or not spec.dont_care or not slots:
             raise ValueError(f"a tracker needs slots ({slots}) and \"don't care\" phrases of lower-case words, "
                              f"apostrophes and spaces ({list(spec.dont_care)})")
-        self.spec = spec
         self.slot_count = len(slots)
-        self.slot_names = tf.constant(slots or [""])[tf.newaxis, :]
+        self.slot_names = tf.constant(slots)[tf.newaxis, :]
         self.value_slot = _table(list(spec.values), [slots.index(s) for s in spec.values.values()], -1)
         self.asked = _table(list(spec.asked), [slots.index(s) for s in spec.asked.values()], -1)
         named = {w: s for w, s in spec.slot_words.items() if s in slots}
@@ -147,7 +155,7 @@ class DialogStateTracker(tf.Module):
         words = tf.where(tf.equal(spelled, ""), lowered, spelled)
         slot_of = self.value_slot.lookup(words)  # [B, L, W]
         each = tf.range(slots)[tf.newaxis, tf.newaxis, tf.newaxis, :]  # [1, 1, 1, S]
-        where = _last(tf.equal(slot_of[..., tf.newaxis], each), axis=2)  # [B, L, S] the slot's last word in a line
+        where = last_index(tf.equal(slot_of[..., tf.newaxis], each), axis=2)  # [B, L, S] the slot's last word in a line
         has_value = turn[..., tf.newaxis] & (where >= 0)
         value_word = tf.gather(words, tf.maximum(where, 0), batch_dims=2)  # [B, L, S]
 
@@ -157,7 +165,7 @@ class DialogStateTracker(tf.Module):
         named_slot = tf.where(tf.reduce_any(named >= 0, axis=2), tf.gather(named, first, batch_dims=2), -1)
         position = tf.range(tf.shape(lines)[1])
         earlier = position[tf.newaxis, tf.newaxis, :] < position[tf.newaxis, :, tf.newaxis]  # [1, L, L']: l' < l
-        last_bot = _last(earlier & bot[:, tf.newaxis, :], axis=2)  # [B, L]
+        last_bot = last_index(earlier & bot[:, tf.newaxis, :], axis=2)  # [B, L]
         bot_asks = tf.where(bot, self.asked.lookup(lines), -1)
         asked = tf.where(last_bot >= 0, tf.gather(bot_asks, tf.maximum(last_bot, 0), batch_dims=1), -1)
         target = tf.where(named_slot >= 0, named_slot, asked)  # [B, L]
@@ -165,7 +173,7 @@ class DialogStateTracker(tf.Module):
         # (A line that gives the slot a value too decides it as a value: see ``state`` below.)
         dont_care = says[..., tf.newaxis] & tf.equal(target[..., tf.newaxis], each[0])
 
-        decided = _last(has_value | dont_care, axis=1)  # [B, S] the line that decides each slot
+        decided = last_index(has_value | dont_care, axis=1)  # [B, S] the line that decides each slot
         at = tf.maximum(decided, 0)
         pick = lambda t: tf.gather(tf.transpose(t, [0, 2, 1]), at[..., tf.newaxis], batch_dims=2)[..., 0]  # noqa: E731
         state = tf.where(decided < 0, 0, tf.where(pick(has_value), 1, 2))
@@ -173,7 +181,7 @@ class DialogStateTracker(tf.Module):
 
         # The latest API call with arguments: "same" when it asked for each slot's value, or "R_..." for the rest.
         call = bot & tf.equal(raw[:, :, 0], API_CALL_PREFIX) & (ragged.row_lengths(axis=-1).to_tensor() > 1)
-        latest = _last(call, axis=1)  # [B]
+        latest = last_index(call, axis=1)  # [B]
         arguments = tf.gather(raw, tf.maximum(latest, 0), batch_dims=1)[:, 1:slots + 1]  # [B, S]
         asked_for = tf.where(tf.strings.regex_full_match(arguments, "R_.*"), "", arguments)
         same = tf.reduce_all(tf.equal(asked_for, value), axis=1)

@@ -18,19 +18,13 @@ import numpy as np
 import tensorflow as tf
 
 from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT
-from models.babi.dialog_state import DialogStateTracker, StateSpec
+from models.babi.dialog_state import DialogStateTracker, StateSpec, last_index
 from models.features import FeatureSpec
 from models.memn2n import MemN2N
 from models.serving.export import DialogServingModule
 
 NAME = "name"
 _NONE = np.int32(2**31 - 1)  # unsorted_segment_min of an empty segment
-
-
-def _last(mask: tf.Tensor) -> tf.Tensor:
-    """[B, L] bool -> [B] index of the last True (-1 when none)."""
-    positions = tf.range(tf.shape(mask)[1])[tf.newaxis, :]
-    return tf.reduce_max(tf.where(mask, positions, -1), axis=1)
 
 
 def _per_value(ids: tf.Tensor, mask: tf.Tensor, data: tf.Tensor, values: int, reduce: str) -> tf.Tensor:
@@ -117,12 +111,12 @@ class FillingFeatures(tf.Module):
 
         # The arguments of the latest API call that has some.
         call = bot & tf.equal(words[:, :, 0], API_CALL_PREFIX) & (count > 1)
-        latest_call = tf.equal(position, _last(call)[:, tf.newaxis]) & call
+        latest_call = tf.equal(position, last_index(call)[:, tf.newaxis]) & call
         in_call = _per_value(ids, latest_call[..., tf.newaxis] & (column >= 1), tf.constant(1), values, "max") > 0
 
         # The latest block of KB results: result lines after the last other line that precedes the newest result.
-        newest_result = _last(result)
-        before = _last((position < newest_result[:, tf.newaxis]) & ~result & (user | bot))
+        newest_result = last_index(result)
+        before = last_index((position < newest_result[:, tf.newaxis]) & ~result & (user | bot))
         inside = result & (position > before[:, tf.newaxis])
         single = tf.equal(count, 3)  # "name R_attribute value" with a one-word value
         fact_words = (tf.equal(column, 0) | (tf.equal(column, 2) & single[..., tf.newaxis]))

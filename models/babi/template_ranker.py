@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -30,7 +30,13 @@ import numpy as np
 import tensorflow as tf
 
 from data.corpus import NO_RESULT, is_api_call, parse_kb_result
-from models.babi.dialog_state import DialogStateTracker, StateSpec
+from models.babi.dialog_state import (
+    DialogStateTracker,
+    StateSpec,
+    api_arguments,
+    argument_kinds,
+    is_result_line,
+)
 from models.babi.template_graph import FillingFeatures, TemplateServingModule
 from models.examples import BOT, USER, Ranker, TaskData, TurnExample, pad_batch
 from models.features import FeatureSpec, spec_from_sentences
@@ -68,12 +74,8 @@ class EntityLexicon:
             types.setdefault(value, kind)
             attributes[entity][kind] = value
         # API-call arguments: each position takes the type most of its known values have; its other values too.
-        calls = [a.split()[1:] for a in answers if is_api_call(a) and a != NO_RESULT]
-        by_position: dict[int, Counter] = defaultdict(Counter)
-        for arguments in calls:
-            for position, word in enumerate(arguments):
-                if word in types:
-                    by_position[position][types[word]] += 1
+        calls = api_arguments(answers)
+        by_position = argument_kinds(types, calls)
         for arguments in calls:
             for position, word in enumerate(arguments):
                 if by_position[position] and not word.startswith("R_"):
@@ -88,16 +90,12 @@ class EntityLexicon:
         return [(self.types[w], w) for w in text.split(" ") if w in self.types]
 
 
-def _is_result_line(speaker: str, text: str) -> bool:
-    return speaker == USER and (text == NO_RESULT or parse_kb_result(text) is not None)
-
-
 def template_example(lexicon: EntityLexicon, example: TurnExample, state: str = "") -> TurnExample:
     """The example as the template model sees it: delexicalised, KB results reduced to their rating lines, and
     the dialog ``state``'s words (:class:`DialogStateTracker`) before the query."""
     memory, speakers = [], []
     for text, speaker in zip(example.memory, example.memory_speaker, strict=True):
-        if _is_result_line(speaker, text) and text != NO_RESULT:
+        if is_result_line(speaker, text) and text != NO_RESULT:
             fact = parse_kb_result(text)
             if fact is None or fact[1] != "R_rating":
                 continue
@@ -129,7 +127,7 @@ class DialogContext:
         block = "before"  # the latest block of KB results, read newest line first: before -> inside -> after
         lines = [*zip(example.memory, example.memory_speaker, strict=True), (example.query, USER)]
         for text, speaker in reversed(lines):  # newest first: the first sighting is the most recent
-            if _is_result_line(speaker, text):
+            if is_result_line(speaker, text):
                 block = "inside" if block == "before" else block
                 fact = parse_kb_result(text)
                 if fact is not None:
