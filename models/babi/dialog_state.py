@@ -132,7 +132,12 @@ class DialogStateTracker(tf.Module):
         self.dont_care_pattern = rf".*\b({'|'.join(spec.dont_care)})\b.*"
 
     def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
-        state, value, call = self.state(memory, memory_speaker, query)
+        state, _, call = self.state(memory, memory_speaker, query)
+        return self.describe(state, call)
+
+    def describe(self, state: tf.Tensor, call: tf.Tensor) -> tf.Tensor:
+        """[B] the words of each dialog's state and call (of :meth:`state`; not the values: the template model
+        reads delexicalised text)."""
         per_slot = tf.strings.join(["state_", tf.broadcast_to(self.slot_names, tf.shape(state)), "_",
                                     tf.gather(tf.constant(STATES), state)])
         called = tf.strings.join(["state_call_", tf.gather(tf.constant(CALLS), call)])
@@ -187,6 +192,17 @@ class DialogStateTracker(tf.Module):
         same = tf.reduce_all(tf.equal(asked_for, value), axis=1)
         calls = tf.where(latest < 0, 0, tf.where(same, 1, 2))
         return state, value, calls
+
+    def calls(self, state: tf.Tensor, value: tf.Tensor, arguments: tf.Tensor) -> tf.Tensor:
+        """[B, A] whether each of A API calls (``arguments`` [A, S], their words after ``api_call``) asks for the
+        dialog's state: each slot's value where it has one, an ``R_`` word (any) where it has none or "don't care".
+
+        Hybrid Code Networks fill the API call from the tracked state; so does the template ranker (see
+        ``TemplateServingModule.act``)."""
+        valued = tf.equal(state, 1)[:, tf.newaxis, :]  # [B, 1, S]
+        same_value = tf.equal(arguments[tf.newaxis], value[:, tf.newaxis, :])  # [B, A, S]
+        open_argument = tf.strings.regex_full_match(arguments, "R_.*")[tf.newaxis]  # [1, A, S]
+        return tf.reduce_all(tf.where(valued, same_value, open_argument), axis=2)
 
     def words(self, examples: Sequence[TurnExample], batch_size: int = 256) -> list[str]:
         """The state words of each example, a batch at a time (how training data gets what serving computes)."""

@@ -17,7 +17,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT
+from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT, is_api_call
 from models.babi.dialog_state import DialogStateTracker, StateSpec, last_index
 from models.features import FeatureSpec
 from models.memn2n import MemN2N
@@ -266,6 +266,14 @@ def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: in
     return tf.where(position < size, first, tf.gather(others, tf.maximum(position - size, 0), batch_dims=1))
 
 
+def calls_chosen(logits: tf.Tensor, is_call: tf.Tensor, bias: float) -> tf.Tensor:
+    """[B] whether the API-call templates (``is_call`` [T]), as one action, win: their summed probability times
+    exp(``bias``) above the best other template's."""
+    log_p = tf.nn.log_softmax(logits)
+    return tf.reduce_logsumexp(tf.where(is_call, log_p, -np.inf), axis=1) + bias \
+        > tf.reduce_max(tf.where(is_call, -np.inf, log_p), axis=1)
+
+
 def delexicalise(types: tf.lookup.StaticHashTable, text: tf.Tensor) -> tf.Tensor:
     """``EntityLexicon.delexicalise`` in ops: each entity word (split on single spaces) becomes ``<type>``."""
     words = tf.strings.split(text, sep=" ")
@@ -289,10 +297,12 @@ class TemplateServingModule(DialogServingModule):
 
     def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
                  template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
-                 feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None) -> None:
+                 feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None,
+                 call_bias: float = 0.0) -> None:
         super().__init__(template_spec, template_model, top_k)
         self.filler = filler
         self.tracker = DialogStateTracker(state) if state is not None else None
+        self.call_bias = float(call_bias)
         self.model_variables += [weight.value for weight in filler.weights]
         self.filling = FillingFeatures(types, attributes, candidates, feature_names)
         static = self.filling.static_features()  # scored once here: no dialog changes them
@@ -307,14 +317,26 @@ class TemplateServingModule(DialogServingModule):
             " ".join(f"<{types[w]}>" if w in types else w for w in c.split(" ")) for c in candidates)], tf.int32)
         self.candidates = tf.constant(list(candidates))
         self.top_k = min(top_k, len(candidates))
+        # With a tracked state, the API calls are one action (HCN's): their templates' probabilities add up, and
+        # the call that asks for the tracked state is the answer (the filler's best call when none does).
+        self.is_call = tf.constant([is_api_call(t) for t in templates])
+        # (A call's arguments past the tracked slots, which no training call gave a value, must be R_ words.)
+        slots = len(state.slots) if state is not None else 0
+        calls = [i for i, c in enumerate(candidates) if is_api_call(c) and len(c.split(" ")) > slots
+                 and all(w.startswith("R_") for w in c.split(" ")[slots + 1:])]
+        self.call_ids = tf.constant(calls, tf.int32)
+        self.call_arguments = tf.reshape(tf.constant([candidates[i].split(" ")[1:slots + 1] for i in calls], tf.string),
+                                         [len(calls), slots])
         self._spec_json = json.dumps({"template_spec": json.loads(template_spec.to_json()), "entity_types": types,
                                       "attributes": attributes, "filling_features": list(feature_names),
-                                      "dialog_state": json.loads(state.to_json()) if state is not None else None})
+                                      "dialog_state": json.loads(state.to_json()) if state is not None else None,
+                                      "call_bias": self.call_bias})
 
-    def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
+    def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor,
+                        state: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None = None
                         ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
-        """The template model's memory, speakers and query (after the dialog state's words, when tracked), and
-        which raw memory lines it keeps [B, M]."""
+        """The template model's memory, speakers and query (after the words of the tracked ``state``, when
+        there is one), and which raw memory lines it keeps [B, M]."""
         words = tf.strings.split(memory, sep=" ").to_tensor(default_value="")
         words = tf.pad(words, [[0, 0], [0, 0], [0, tf.maximum(2 - tf.shape(words)[2], 0)]])
         result = tf.equal(memory_speaker, "user") & tf.strings.regex_full_match(memory, KB_RESULT_PATTERN)
@@ -325,15 +347,18 @@ class TemplateServingModule(DialogServingModule):
         speaker_t = tf.ragged.boolean_mask(memory_speaker, kept).to_tensor(default_value="")
         memory_t, speaker_t = tf.ensure_shape(memory_t, [None, None]), tf.ensure_shape(speaker_t, [None, None])
         query_t = delexicalise(self.type_words, query)
-        if self.tracker is not None:
-            query_t = tf.strings.join([self.tracker(memory, memory_speaker, query), query_t], separator=" ")
+        if state is not None:
+            query_t = tf.strings.join([self.tracker.describe(state[0], state[2]), query_t], separator=" ")
         return memory_t, speaker_t, query_t, kept
 
     def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query)
+        state = self.tracker.state(memory, memory_speaker, query) if self.tracker is not None else None
+        memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query, state)
         logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
         chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
         fill = self.fill_scores(memory, memory_speaker, query)  # [B, C]
+        if state is not None:
+            chosen, fill = self.act(logits, fill, state)
         # log p(candidate | template): a softmax of the filler's scores within each template's candidates.
         templates = tf.shape(self.templates)[0]
         by_template = tf.transpose(fill)  # [C, B]
@@ -348,6 +373,26 @@ class TemplateServingModule(DialogServingModule):
         return {"responses": tf.gather(self.candidates, top), "scores": tf.gather(scores, top, batch_dims=1),
                 "indices": top, "template": tf.gather(self.templates, chosen),
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
+
+    def act(self, logits: tf.Tensor, fill: tf.Tensor, state: tuple[tf.Tensor, tf.Tensor, tf.Tensor]
+            ) -> tuple[tf.Tensor, tf.Tensor]:
+        """The chosen template [B] and the filler's scores [B, C] with the state's API call first.
+
+        An API call is made when the API-call templates' summed probability, times exp(``call_bias``), beats the
+        best other template: split over one template per pattern of known and open arguments, the call lost to
+        a single slot question on new callers (task 6, held-out folds). Its arguments are the tracked state's
+        (:meth:`DialogStateTracker.calls`) when a candidate asks for exactly that; else the best call template's
+        best-filled candidate."""
+        calling = calls_chosen(logits, self.is_call, self.call_bias)  # [B]
+        best = lambda allowed: tf.argmax(tf.where(allowed, logits, -np.inf), axis=1, output_type=tf.int32)  # noqa: E731
+        asks = self.tracker.calls(state[0], state[1], self.call_arguments)  # [B, A]
+        stated = tf.gather(self.call_ids, tf.argmax(tf.cast(asks, tf.int32), axis=1, output_type=tf.int32)) \
+            if self.call_arguments.shape[0] else tf.zeros_like(calling, tf.int32)  # [B] (when any asks)
+        use_state = calling & tf.reduce_any(asks, axis=1)
+        chosen = tf.where(calling, tf.where(use_state, tf.gather(self.template_of, stated), best(self.is_call)),
+                          best(~self.is_call))
+        first = use_state[:, tf.newaxis] & tf.equal(tf.range(tf.shape(fill)[1])[tf.newaxis, :], stated[:, tf.newaxis])
+        return chosen, tf.where(first, np.inf, fill)
 
     def fill_scores(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
         """[B, C] the filler's score of every candidate: each candidate's score without dialog, and in each

@@ -216,6 +216,7 @@ class TemplateRanker:
     features: tuple[str, ...] = FILL_FEATURES  # the filling features the filler reads (fewer: an ablation)
     top_k: int = 10
     state: StateSpec | None = None  # the dialog state the template model reads (None: not tracked)
+    call_bias: float = 0.0  # with a state: log-odds added to the API-call action (TemplateServingModule.act)
 
     @classmethod
     def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int | None = None,
@@ -248,7 +249,8 @@ class TemplateRanker:
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
         model, summary = fit(spec, trn_t, dev_t, replace(config, model="memn2n"), verbose, log_dir)
-        ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state)
+        ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state,
+                     call_bias=config.call_bias)
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
                                                   verbose)
         if out is not None:
@@ -268,7 +270,8 @@ class TemplateRanker:
         if self.filler is None:
             raise ValueError("the template ranker has no filler yet (see with_filler)")
         return TemplateServingModule(self.lexicon.types, self.lexicon.attributes, self.candidates, self.template_spec,
-                                     self.template_model, self.filler, self.features, self.top_k, self.state)
+                                     self.template_model, self.filler, self.features, self.top_k, self.state,
+                                     self.call_bias)
 
     def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
                     seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import zip_longest
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ import tensorflow as tf
 from data.facts import corpus_facts
 from data.layout import discover
 from data.restaurant.generation import GenerationPlan, generate
-from models.babi.template_graph import FillingFeatures, chosen_first
+from models.babi.dialog_state import DialogStateTracker
+from models.babi.template_graph import FillingFeatures, calls_chosen, chosen_first
 from models.babi.template_ranker import (
     FILL_FEATURES,
     LEARNED_FILL_DEPTH,
@@ -187,19 +189,53 @@ def test_the_chosen_templates_candidates_come_first_whatever_their_scores() -> N
     assert chosen_first(in_chosen, fill, scores, 4).numpy().tolist() == [[3, 1, 4, 0], [0, 2, 3, 1]]
 
 
+def test_api_calls_are_one_action_whose_probabilities_add_up() -> None:
+    """Two call templates at 0.3 each beat a slot question at 0.4 (neither alone would); the bias multiplies the
+    calls' probability by e (0.3 e > 0.7)."""
+    is_call = tf.constant([True, True, False, False])
+    p = tf.math.log(tf.constant([[0.3, 0.3, 0.4, 0.0], [0.2, 0.1, 0.7, 0.0], [0.05, 0.05, 0.3, 0.6]]) + 1e-9)
+    assert calls_chosen(p, is_call, 0.0).numpy().tolist() == [True, False, False]
+    assert calls_chosen(p, is_call, 1.0).numpy().tolist() == [True, True, False]
+    assert not calls_chosen(p, tf.zeros([4], tf.bool), 1.0).numpy().any()  # no call template: never a call
+
+
 def reference_rank(ranker: TemplateRanker, examples: list[TurnExample]) -> list[dict[str, float]]:
     """The ranking as the Python definition gives it: the template model's best template on
-    ``template_example``; its candidates with the filler's score of ``candidate_features``."""
+    ``template_example``; its candidates with the filler's score of ``candidate_features``. With a tracked state
+    the API-call templates are one action, taken when their summed probability times exp(call_bias) beats the
+    best other template; then the candidate whose arguments are the state's (each value, else an R_ word) is
+    first (score inf), else the best call template is filled."""
     inputs = featurize(Featurizer(ranker.template_spec), template_examples(ranker.lexicon, ranker.state, examples))
-    logits = np.asarray(ranker.template_model.predict_on_batch(inputs))
+    logits = np.asarray(ranker.template_model.predict_on_batch(inputs), dtype=np.float64)
+    templates = ranker.template_spec.candidates
+    is_call = np.array([t.startswith("api_call") for t in templates])
+    states = values = None
+    if ranker.state is not None:
+        memory, speaker, query = pad_batch(examples)
+        states, values, _ = (t.numpy() for t in DialogStateTracker(ranker.state).state(
+            tf.constant(memory, tf.string), tf.constant(speaker, tf.string), tf.constant(query, tf.string)))
     columns = [FILL_FEATURES.index(f) for f in ranker.features]
     rows = []
-    for example, best in zip(examples, logits.argmax(axis=1), strict=True):
-        group = ranker.templates[ranker.template_spec.candidates[best]]
+    for i, (example, row) in enumerate(zip(examples, logits, strict=True)):
+        best, first = int(row.argmax()), None
+        if states is not None:
+            log_p = row - row.max() - np.log(np.exp(row - row.max()).sum())
+            calls = log_p[is_call]
+            if calls.size and np.log(np.exp(calls).sum()) + ranker.call_bias > log_p[~is_call].max():
+                asked = ["api_call", *(v.decode() if s == 1 else "R_"
+                                       for s, v in zip(states[i], values[i], strict=True))]
+                first = next((c for c in ranker.candidates if len(c.split()) >= len(asked) and all(
+                    w == a or (a == "R_" and w.startswith("R_"))
+                    for w, a in zip_longest(c.split(), asked, fillvalue="R_"))), None)
+                best = templates.index(ranker.lexicon.delexicalise(first)) if first else \
+                    int(np.where(is_call, row, -np.inf).argmax())
+            else:
+                best = int(np.where(is_call, -np.inf, row).argmax())
+        group = ranker.templates[templates[best]]
         context = DialogContext.of(ranker.lexicon, example)
         x = np.stack([candidate_features(ranker.lexicon, context, c)[columns] for c in group])[np.newaxis]
         scores = np.asarray(ranker.filler.predict_on_batch({"features": x, "mask": np.ones(x.shape[:2])}))[0]
-        rows.append(dict(zip(group, scores.tolist(), strict=True)))
+        rows.append({c: np.inf if c == first else score for c, score in zip(group, scores.tolist(), strict=True)})
     return rows
 
 
@@ -224,7 +260,9 @@ def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, t
         ranker, _ = TemplateRanker.fit_examples(candidates, facts, trn, dev, config, out, fill_epochs=2)
         saved = SavedModelRanker(out).rank(checked)
         assert saved == ranker.rank(checked)
-        for row, expected in zip(saved, reference_rank(ranker, checked), strict=True):
+        reference = reference_rank(ranker, checked)
+        assert sum(np.inf in expected.values() for expected in reference) > 0, n  # the state's call was made
+        for row, expected in zip(saved, reference, strict=True):
             # The best template's candidates first, best filled first (scores equal to float rounding may swap).
             assert len(row) == 10 and expected[row[0]] >= max(expected.values()) - 1e-5
             head = row[:len(expected)]
