@@ -355,7 +355,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
               help="Comma-separated Table 2 methods (default: the paper's, rule_based,tfidf,tfidf_type,"
                    "nearest_neighbour,embeddings,memn2n,memn2n_match; ours: template_memn2n and its ablations "
                    "template_memn2n-no_best_not_offered, -no_rating_rank, -no_attribute_of_on_offer, "
-                   "-no_policy_features, -no_dialog_state, -memn2n_filling).")
+                   "-no_policy_features, -no_dialog_state, -no_call_action, -memn2n_filling).")
 @click.option("--tasks", default="", help="Comma-separated task numbers (default: every task present).")
 @click.option("--epochs", type=click.IntRange(min=1),
               help="Epochs of the learning models (default: each table's own: 30 for Table 2, the paper's 20 for "

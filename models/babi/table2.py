@@ -15,7 +15,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from data import dstc2
@@ -160,9 +160,10 @@ def _template_ranker(task: TaskData, work: Path, epochs: int, dialog_state: bool
     return _TEMPLATE_RANKERS[key]
 
 
-def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True) -> Method:
+def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True) -> Method:
     """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
-    features; (``dialog_state=False``) a template model that does not read the tracked dialog state."""
+    features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
+    (``call_action=False``) the same model and filler, the API calls ranked as templates like the others."""
     def fit(task: TaskData, work: Path, epochs: int) -> Fitted:
         ranker, summary = _template_ranker(task, work, epochs, dialog_state)
         model = summary["template_model"]
@@ -170,6 +171,9 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True) -> 
         note = (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}/{epochs} on dev "
                 f"({model['dev_per_response_accuracy']}% of templates), {model['train_seconds']} s; dialog state: "
                 + (", ".join(state) if state else "none"))
+        if not call_action:
+            return Fitted(replace(ranker, call_bias=None),
+                          "the template ranker above; API calls ranked as templates like the others (no call action)")
         if not removed:  # the exported SavedModel: what TF Serving would answer
             return Fitted(SavedModelRanker(_template_directory(task, work, dialog_state)),
                           note + f"; filling trained on {summary['filler']['examples']} turns")
@@ -215,6 +219,7 @@ METHODS: dict[str, Method] = {
     **{f"template_memn2n-no_{name}": _template_memn2n((name,)) for name in POLICY_FEATURES},
     "template_memn2n-no_policy_features": _template_memn2n(POLICY_FEATURES),
     "template_memn2n-no_dialog_state": _template_memn2n(dialog_state=False),
+    "template_memn2n-no_call_action": _template_memn2n(call_action=False),
     "template_memn2n-memn2n_filling": _template_memn2n_learned_filling,
 }
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.

@@ -298,11 +298,11 @@ class TemplateServingModule(DialogServingModule):
     def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
                  template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
                  feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None,
-                 call_bias: float = 0.0) -> None:
+                 call_bias: float | None = None) -> None:
         super().__init__(template_spec, template_model, top_k)
         self.filler = filler
         self.tracker = DialogStateTracker(state) if state is not None else None
-        self.call_bias = float(call_bias)
+        self.call_bias = call_bias  # None: the API calls are templates like the others (no action)
         self.model_variables += [weight.value for weight in filler.weights]
         self.filling = FillingFeatures(types, attributes, candidates, feature_names)
         static = self.filling.static_features()  # scored once here: no dialog changes them
@@ -357,7 +357,7 @@ class TemplateServingModule(DialogServingModule):
         logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
         chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
         fill = self.fill_scores(memory, memory_speaker, query)  # [B, C]
-        if state is not None:
+        if state is not None and self.call_bias is not None:
             chosen, fill = self.act(logits, fill, state)
         # log p(candidate | template): a softmax of the filler's scores within each template's candidates.
         templates = tf.shape(self.templates)[0]

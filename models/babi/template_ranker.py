@@ -216,7 +216,7 @@ class TemplateRanker:
     features: tuple[str, ...] = FILL_FEATURES  # the filling features the filler reads (fewer: an ablation)
     top_k: int = 10
     state: StateSpec | None = None  # the dialog state the template model reads (None: not tracked)
-    call_bias: float = 0.0  # with a state: log-odds added to the API-call action (TemplateServingModule.act)
+    call_bias: float | None = None  # with a state: log-odds added to the API-call action (None: no such action)
 
     @classmethod
     def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int | None = None,

@@ -218,7 +218,7 @@ def reference_rank(ranker: TemplateRanker, examples: list[TurnExample]) -> list[
     rows = []
     for i, (example, row) in enumerate(zip(examples, logits, strict=True)):
         best, first = int(row.argmax()), None
-        if states is not None:
+        if states is not None and ranker.call_bias is not None:
             log_p = row - row.max() - np.log(np.exp(row - row.max()).sum())
             calls = log_p[is_call]
             if calls.size and np.log(np.exp(calls).sum()) + ranker.call_bias > log_p[~is_call].max():
@@ -268,3 +268,6 @@ def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, t
             head = row[:len(expected)]
             assert set(head) <= expected.keys()
             assert all(expected[a] >= expected[b] - 1e-5 for a, b in zip(head, head[1:], strict=False)), head
+        plain = replace(ranker, call_bias=None)  # the ablation: API calls are templates like the others
+        for row, expected in zip(plain.rank(checked), reference_rank(plain, checked), strict=True):
+            assert expected[row[0]] >= max(expected.values()) - 1e-5 and np.inf not in expected.values()
