@@ -44,6 +44,7 @@ METHOD_TITLES = {
     **{f"template_memn2n-no_{name}": f"Template MemN2N without {name}" for name in POLICY_FEATURES},
     "template_memn2n-no_policy_features": "Template MemN2N without the three policy features",
     "template_memn2n-no_dialog_state": "Template MemN2N without the tracked dialog state",
+    "template_memn2n-no_call_action": "Template MemN2N without the API call as one action",
     "template_memn2n-memn2n_filling": "Template MemN2N, filled by a MemN2N (no hand-chosen feature)",
 }
 # Table 2 of the paper: row -> method -> (per-response, per-dialog).

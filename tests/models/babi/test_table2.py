@@ -10,8 +10,12 @@ from pathlib import Path
 
 from data import babi_format
 from data.restaurant.generation import GenerationPlan, generate
-from models.babi.table2 import run_benchmark
+from models.babi.table2 import METHOD_TITLES, METHODS, run_benchmark
 from tests import FIXTURES
+
+
+def test_every_method_has_a_column_title() -> None:
+    assert set(METHODS) == set(METHOD_TITLES)
 
 
 def test_benchmark_writes_table2(tmp_path: Path) -> None:
