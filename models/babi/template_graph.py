@@ -357,8 +357,9 @@ class TemplateServingModule(DialogServingModule):
         logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
         chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
         fill = self.fill_scores(memory, memory_speaker, query)  # [B, C]
+        first = tf.zeros_like(fill, tf.bool)  # [B, C] the candidate put first whatever the filler says
         if state is not None and self.call_bias is not None:
-            chosen, fill = self.act(logits, fill, state)
+            chosen, first = self.act(logits, state, tf.shape(fill)[1])
         # log p(candidate | template): a softmax of the filler's scores within each template's candidates.
         templates = tf.shape(self.templates)[0]
         by_template = tf.transpose(fill)  # [C, B]
@@ -369,14 +370,14 @@ class TemplateServingModule(DialogServingModule):
         scores = tf.gather(tf.nn.log_softmax(logits), self.template_of, axis=1) + log_fill
         # The chosen template's candidates first, by the filler's score; then the others by their score.
         in_chosen = tf.equal(self.template_of[tf.newaxis, :], chosen[:, tf.newaxis])
-        top = chosen_first(in_chosen, fill, scores, self.top_k)
+        top = chosen_first(in_chosen, tf.where(first, np.inf, fill), scores, self.top_k)
         return {"responses": tf.gather(self.candidates, top), "scores": tf.gather(scores, top, batch_dims=1),
                 "indices": top, "template": tf.gather(self.templates, chosen),
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
 
-    def act(self, logits: tf.Tensor, fill: tf.Tensor, state: tuple[tf.Tensor, tf.Tensor, tf.Tensor]
+    def act(self, logits: tf.Tensor, state: tuple[tf.Tensor, tf.Tensor, tf.Tensor], candidates: tf.Tensor
             ) -> tuple[tf.Tensor, tf.Tensor]:
-        """The chosen template [B] and the filler's scores [B, C] with the state's API call first.
+        """The chosen template [B] and [B, C] the state's API call, to be put first (its score stays the model's).
 
         An API call is made when the API-call templates' summed probability, times exp(``call_bias``), beats the
         best other template: split over one template per pattern of known and open arguments, the call lost to
@@ -391,8 +392,8 @@ class TemplateServingModule(DialogServingModule):
         use_state = calling & tf.reduce_any(asks, axis=1)
         chosen = tf.where(calling, tf.where(use_state, tf.gather(self.template_of, stated), best(self.is_call)),
                           best(~self.is_call))
-        first = use_state[:, tf.newaxis] & tf.equal(tf.range(tf.shape(fill)[1])[tf.newaxis, :], stated[:, tf.newaxis])
-        return chosen, tf.where(first, np.inf, fill)
+        first = use_state[:, tf.newaxis] & tf.equal(tf.range(candidates)[tf.newaxis, :], stated[:, tf.newaxis])
+        return chosen, first
 
     def fill_scores(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
         """[B, C] the filler's score of every candidate: each candidate's score without dialog, and in each

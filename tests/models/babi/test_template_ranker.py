@@ -260,6 +260,10 @@ def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, t
         ranker, _ = TemplateRanker.fit_examples(candidates, facts, trn, dev, config, out, fill_epochs=2)
         saved = SavedModelRanker(out).rank(checked)
         assert saved == ranker.rank(checked)
+        memory, speaker, query = pad_batch(checked[:256])
+        scores = ranker.module.serve_speakers(memory=tf.constant(memory), memory_speaker=tf.constant(speaker),
+                                              query=tf.constant(query))["scores"]
+        assert np.isfinite(scores.numpy()).all()  # the state's call goes first; its score stays the model's
         reference = reference_rank(ranker, checked)
         assert sum(np.inf in expected.values() for expected in reference) > 0, n  # the state's call was made
         for row, expected in zip(saved, reference, strict=True):
