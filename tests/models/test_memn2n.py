@@ -157,33 +157,48 @@ def test_explain_puts_attention_back_in_time_order(task1, spec: FeatureSpec, tmp
         np.testing.assert_allclose(turn.attention[:, len(e.memory) - kept:], row[:, :kept][:, ::-1], atol=1e-6)
 
 
-def test_best_on_dev_keeps_the_best_epoch_and_stops_after_patience() -> None:
+class _Scripted:
+    """A model whose dev answers per epoch are scripted: ``right[epoch]`` of the three dev turns are right."""
+
+    stop_training = False
+    epoch = 0
+
+    def __init__(self, right: list[int]) -> None:
+        self.right = right
+
+    def predict_on_batch(self, features):
+        return np.array([[0.0, 1.0] if turn < self.right[self.epoch] else [1.0, 0.0] for turn in range(3)])
+
+    def get_weights(self):
+        return [self.epoch]
+
+    def set_weights(self, weights):
+        self.restored = weights
+
+
+def _epochs_run(right: list[int], patience: int | None) -> tuple[int, int, list[int]]:
     from models.training import BestOnDev
 
-    class Scripted:  # a model whose dev accuracy per epoch is 50%, 100%, 50%, 50%, ...
-        stop_training = False
-        epoch = 0
-
-        def predict_on_batch(self, features):
-            right = self.epoch == 1
-            return np.array([[0.0, 1.0], [1.0, 0.0]] if right else [[0.0, 1.0], [0.0, 1.0]])
-
-        def get_weights(self):
-            return [self.epoch]
-
-        def set_weights(self, weights):
-            self.restored = weights
-
-    model, callback = Scripted(), BestOnDev({}, np.array([1, 0]), patience=2)
+    model, callback = _Scripted(right), BestOnDev({}, np.array([1, 1, 1]), patience=patience)
     callback.set_model(model)
-    for epoch in range(5):
+    for epoch in range(len(right)):
         model.epoch = epoch
         callback.on_epoch_begin(epoch)
         callback.on_epoch_end(epoch, {"loss": 1.0})
         if model.stop_training:
             break
     callback.on_train_end()
-    assert epoch == 3 and callback.best_epoch == 2 and model.restored == [1]
+    return epoch + 1, callback.best_epoch, model.restored
+
+
+def test_best_on_dev_keeps_the_best_epoch_and_stops_after_patience() -> None:
+    assert _epochs_run([1, 2, 1, 1, 1, 2], patience=2) == (4, 2, [1])
+    assert _epochs_run([1, 2, 1, 1, 1, 2], patience=None) == (6, 2, [1])
+
+
+def test_best_on_dev_stops_at_the_first_perfect_epoch_which_nothing_can_beat() -> None:
+    assert _epochs_run([1, 3, 2, 3, 3], patience=None) == (2, 2, [1])
+    assert _epochs_run([1, 2, 2, 3], patience=4) == (4, 4, [3])
 
 
 def test_a_corpus_without_a_kb_trains_without_match_type_and_reports_hits_at_10(tmp_path: Path) -> None:
