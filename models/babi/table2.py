@@ -157,7 +157,9 @@ def _template_ranker(task: TaskData, work: Path, epochs: int, dialog_state: bool
     key = (work, task.files.label, epochs, dialog_state)
     if key not in _TEMPLATE_RANKERS:
         config = TrainConfig.paper(task.task, epochs=epochs, dialog_state=dialog_state)
-        _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, _template_directory(task, work, dialog_state))
+        # The table scores the splits it reports itself: ranking dev once more for the summary would be wasted.
+        _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, _template_directory(task, work, dialog_state),
+                                                    evaluate_dev=False)
     return _TEMPLATE_RANKERS[key]
 
 

@@ -220,11 +220,11 @@ class TemplateRanker:
 
     @classmethod
     def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int | None = None,
-            verbose: int = 0, features: Sequence[str] = FILL_FEATURES, log_dir: str | None = None
-            ) -> tuple[TemplateRanker, dict]:
+            verbose: int = 0, features: Sequence[str] = FILL_FEATURES, log_dir: str | None = None,
+            evaluate_dev: bool = True) -> tuple[TemplateRanker, dict]:
         """Fit on the task's ``trn``, the template model's best epoch on ``dev``; the SavedModel written to ``out``."""
         return cls.fit_examples(task.candidates, task.facts, task.split("trn"), task.split("dev"), config, out,
-                                fill_epochs, verbose, features, log_dir)
+                                fill_epochs, verbose, features, log_dir, evaluate_dev)
 
     @classmethod
     def fit_examples(cls, candidates: Sequence[str], facts: Sequence[tuple[str, str, str]],
