@@ -62,7 +62,8 @@ class DialogServingModule(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        return self.rank(memory, infer_speakers(memory), query)
+        # Each signature calls serve_speakers' one graph of rank: exporting traces the model once, not three times.
+        return self.serve_speakers(memory, infer_speakers(memory), query)
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
@@ -77,8 +78,8 @@ class DialogServingModule(tf.Module):
             "memory_speaker": tf.io.VarLenFeature(tf.string),
             "query": tf.io.FixedLenFeature([], tf.string),
         })
-        return self.rank(tf.sparse.to_dense(parsed["memory"], default_value=""),
-                         tf.sparse.to_dense(parsed["memory_speaker"], default_value=""), parsed["query"])
+        return self.serve_speakers(tf.sparse.to_dense(parsed["memory"], default_value=""),
+                                   tf.sparse.to_dense(parsed["memory_speaker"], default_value=""), parsed["query"])
 
 
 class OutputRefused(ValueError):
