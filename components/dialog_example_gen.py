@@ -63,6 +63,17 @@ def corpus_splits(input_base: str, tasks: Sequence[int] = ()) -> tuple[str, ...]
     return found
 
 
+def corpus_has_challenges(input_base: str, tasks: Sequence[int] = ()) -> bool:
+    """Whether a selected task has a labels sidecar (the banking challenge sets). Without one, every turn's
+    ``challenge`` is ``none``, and slicing by it would only repeat the other slices."""
+    return any(fileio.exists(_labels_path(input_base, entry))
+               for entry in _corpus_tasks(input_base).values() if not tasks or entry.task in tasks)
+
+
+def _labels_path(input_base: str, entry: TaskFiles) -> str:
+    return posixpath.join(input_base, task_labels_name(entry.task, entry.name))
+
+
 def _read_text(path: str) -> str:
     with fileio.open(path, "rb") as handle:
         return babi_format.decode(handle.read(), path)
@@ -111,7 +122,7 @@ def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
 
 def _labels(input_base: str, entry: TaskFiles) -> dict[str, dict[int, dict]] | None:
     """A task's sidecar labels, by file split and dialog index (None for corpora without a sidecar)."""
-    path = posixpath.join(input_base, task_labels_name(entry.task, entry.name))
+    path = _labels_path(input_base, entry)
     if not fileio.exists(path):
         return None
     by_split: dict[str, dict[int, dict]] = {}

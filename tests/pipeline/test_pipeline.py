@@ -79,10 +79,11 @@ def test_every_artifact_is_written(finished: dict) -> None:
 
 def test_the_evaluation_has_the_slices(finished: dict) -> None:
     slices = finished["summary"]["slices"]
-    for name in ["overall", "split=dev", "split=tst", "split=tst-OOV", "challenge=none",
+    for name in ["overall", "split=dev", "split=tst", "split=tst-OOV",
                  *(f"task=babi-{t}" for t in range(1, 6)), "split=tst-OOV,task=babi-3"]:
         row = slices[name]
         assert 0 <= row["per_dialog_accuracy"] <= row["per_response_accuracy"] <= row["hits_at_10"] <= 100, name
+    assert not [name for name in slices if "challenge=" in name]  # no challenge set: no slice repeats another
     assert slices["overall"]["turns"] == sum(slices[f"task=babi-{t}"]["turns"] for t in range(1, 6))
 
 
@@ -166,6 +167,24 @@ def test_a_corpus_without_test_files_runs_on_train_and_eval(corpus: Path, tmp_pa
             path.unlink()
     with pytest.raises(FileNotFoundError, match=r"no file matches .*trn\.txt \(train\) or .*dev\.txt \(eval\)"):
         corpus_splits(str(held_back))
+
+
+def test_only_a_corpus_with_challenge_sets_is_sliced_by_challenge(corpus: Path, tmp_path: Path) -> None:
+    import tensorflow_model_analysis as tfma
+    from google.protobuf import json_format
+
+    from data.banking.generation import BankingPlan
+    from data.banking.generation import generate as generate_banking
+    from pipeline.pipeline import create_pipeline
+
+    generate_banking(BankingPlan(seed=4, train_dialogs=2, dev_dialogs=1, test_dialogs=2), tmp_path / "banking")
+    for data, sliced in ((corpus, False), (tmp_path / "banking", True)):
+        dag = create_pipeline(pipeline_root=str(tmp_path / "root"), data_root=str(data),
+                              serving_model_dir=str(tmp_path / "serving"), profile=TINY)
+        config = json_format.Parse({node.id: node for node in dag.components}["MemN2NEvaluator"].exec_properties[
+            "eval_config"], tfma.EvalConfig())
+        keys = [list(spec.feature_keys) for spec in config.slicing_specs]
+        assert [] in keys and ["task", "split"] in keys and (["challenge"] in keys) == sliced, data
 
 
 def test_one_task_alone_trains_with_its_own_presets() -> None:
