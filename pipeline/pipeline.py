@@ -105,7 +105,7 @@ def create_pipeline(
         ).with_id(f"{name}LatestBlessedModel")
         evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
                               baseline_model=baseline.outputs["model"],
-                              example_splits=[split for split in profile.eval_splits if split in splits],
+                              example_splits=[split for split in profile.evaluated_splits(model) if split in splits],
                               eval_config=eval_config(profile.min_accuracy[model], profile.max_drop, challenges),
                               ).with_id(f"{name}Evaluator")
         pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],

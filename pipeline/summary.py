@@ -57,9 +57,15 @@ def model_summary(store: metadata_store.MetadataStore, model: str) -> dict[str, 
     pushed = _newest(store, "PushedModel", f"{name}Pusher")
     blessed = bool(blessing and blessing.custom_properties["blessed"].int_value)
     is_pushed = bool(pushed and pushed.custom_properties["pushed"].int_value)
+    slices = slice_metrics(evaluation.uri) if evaluation else {}
     return {"pushed_model": pushed.custom_properties["pushed_destination"].string_value if is_pushed else None,
-            "blessed": blessed,
-            "slices": slice_metrics(evaluation.uri) if evaluation else {}}
+            "blessed": blessed, "slices": slices, "evaluated_splits": evaluated_splits(slices)}
+
+
+def evaluated_splits(slices: dict[str, dict[str, float]]) -> list[str]:
+    """The dialog-bAbI splits an evaluation covers (its ``split=`` slices), so that an ``overall`` over dev alone
+    (the quick profile's paper models) is not read as one over dev and test."""
+    return sorted(name.removeprefix("split=") for name in slices if name.startswith("split=") and "," not in name)
 
 
 def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
@@ -105,10 +111,11 @@ def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_respo
         cells = []
         for model in models:
             row = models[model]["slices"].get(name, {})
-            cells += [f"{row.get(column, float('nan')):>28.2f}" for column in columns]
+            cells += [f"{row[column]:>28.2f}" if column in row else f"{'-':>28}" for column in columns]
         lines.append(f"{name:<32}" + "".join(cells))
     for model, result in models.items():
-        lines.append(f"{model}: blessed={result['blessed']} pushed_model={result['pushed_model']}")
+        lines.append(f"{model}: blessed={result['blessed']} pushed_model={result['pushed_model']} "
+                     f"evaluated on {', '.join(result.get('evaluated_splits') or ['nothing'])}")
     lines.append("component seconds: " + ", ".join(f"{name} {seconds:.0f}"
                                                    for name, seconds in summary["component_seconds"].items()))
     return "\n".join(lines)

@@ -197,3 +197,19 @@ def test_one_task_alone_trains_with_its_own_presets() -> None:
     assert six.embeddings.learning_rate == 0.001 and not six.embeddings.use_history  # Table 8's task-6 row
     assert six.min_accuracy == {"template": 0.4, "memn2n": 0.3, "embeddings": 0.15}  # real dialogs' floors
     assert QUICK.for_tasks([1, 2, 3, 4, 5]) is QUICK
+
+
+def test_the_quick_profile_reports_the_test_sets_of_the_product_model_alone(corpus: Path, tmp_path: Path) -> None:
+    from pipeline.configs import FULL, QUICK
+    from pipeline.pipeline import create_pipeline
+    from pipeline.summary import evaluated_splits
+
+    for profile, tested in ((QUICK, {"Template"}), (FULL, {"Template", "MemN2N", "Embeddings"}), (TINY, {
+            "Template", "MemN2N", "Embeddings"})):
+        dag = create_pipeline(pipeline_root=str(tmp_path / "root"), data_root=str(corpus),
+                              serving_model_dir=str(tmp_path / "serving"), profile=profile)
+        splits = {node.id.removesuffix("Evaluator"): json.loads(node.exec_properties["example_splits"])
+                  for node in dag.components if node.id.endswith("Evaluator")}
+        assert splits == {name: ["eval", "test"] if name in tested else ["eval"]
+                          for name in ("Template", "MemN2N", "Embeddings")}, profile.name
+    assert evaluated_splits({"overall": {}, "split=dev": {}, "split=dev,task=babi-1": {}, "task=babi-1": {}}) == ["dev"]
