@@ -90,17 +90,29 @@ class EntityLexicon:
         return [(self.types[w], w) for w in text.split(" ") if w in self.types]
 
 
-def template_example(lexicon: EntityLexicon, example: TurnExample, state: str = "") -> TurnExample:
+def template_line(lexicon: EntityLexicon, text: str, speaker: str) -> str | None:
+    """A memory line as the template model reads it: delexicalised; None for a KB result other than a rating
+    line (left out)."""
+    if is_result_line(speaker, text) and text != NO_RESULT:
+        fact = parse_kb_result(text)
+        if fact is None or fact[1] != "R_rating":
+            return None
+    return lexicon.delexicalise(text)
+
+
+def template_example(lexicon: EntityLexicon, example: TurnExample, state: str = "",
+                     lines: dict[tuple[str, str], str | None] | None = None) -> TurnExample:
     """The example as the template model sees it: delexicalised, KB results reduced to their rating lines, and
-    the dialog ``state``'s words (:class:`DialogStateTracker`) before the query."""
+    the dialog ``state``'s words (:class:`DialogStateTracker`) before the query. ``lines`` caches
+    :func:`template_line` across examples: every turn repeats its dialog's history, so most lines recur."""
+    lines = {} if lines is None else lines
     memory, speakers = [], []
     for text, speaker in zip(example.memory, example.memory_speaker, strict=True):
-        if is_result_line(speaker, text) and text != NO_RESULT:
-            fact = parse_kb_result(text)
-            if fact is None or fact[1] != "R_rating":
-                continue
-        memory.append(lexicon.delexicalise(text))
-        speakers.append(speaker)
+        key = (text, speaker)
+        line = lines[key] if key in lines else lines.setdefault(key, template_line(lexicon, text, speaker))
+        if line is not None:
+            memory.append(line)
+            speakers.append(speaker)
     query = lexicon.delexicalise(example.query)
     return replace(example, memory=tuple(memory), memory_speaker=tuple(speakers),
                    query=f"{state} {query}" if state else query, answer=lexicon.delexicalise(example.answer))
@@ -329,7 +341,8 @@ def template_examples(lexicon: EntityLexicon, state: StateSpec | None, examples:
     """The examples as the template model sees them (:func:`template_example`), the state words computed by the
     same ops as in the SavedModel."""
     words = DialogStateTracker(state).words(examples) if state is not None and examples else [""] * len(examples)
-    return [template_example(lexicon, e, w) for e, w in zip(examples, words, strict=True)]
+    lines: dict[tuple[str, str], str | None] = {}
+    return [template_example(lexicon, e, w, lines) for e, w in zip(examples, words, strict=True)]
 
 
 def candidate_features_of(filling: FillingFeatures, examples: Sequence[TurnExample], ids: np.ndarray,
