@@ -108,10 +108,10 @@ def template_example(lexicon: EntityLexicon, example: TurnExample, state: str = 
     lines = {} if lines is None else lines
     memory, speakers = [], []
     for text, speaker in zip(example.memory, example.memory_speaker, strict=True):
-        key = (text, speaker)
-        line = lines[key] if key in lines else lines.setdefault(key, template_line(lexicon, text, speaker))
-        if line is not None:
-            memory.append(line)
+        if (text, speaker) not in lines:
+            lines[text, speaker] = template_line(lexicon, text, speaker)
+        if lines[text, speaker] is not None:
+            memory.append(lines[text, speaker])
             speakers.append(speaker)
     query = lexicon.delexicalise(example.query)
     return replace(example, memory=tuple(memory), memory_speaker=tuple(speakers),
