@@ -64,7 +64,7 @@ def matched_entity_types(inputs: dict[str, tf.Tensor], match_type_ids: tf.Tensor
     """[B, C, K] bool: candidate c has a word of type k (``match_type_ids`` [C, K, P]) that also occurs in the
     query or the memory (section 4.5's three conditions; the KB gave the types)."""
     batch = ops.shape(inputs["query"])[0]
-    said = ops.concatenate([ops.reshape(inputs["memory"], (batch, -1)), inputs["query"]], axis=1)
+    said = tf.cast(ops.concatenate([ops.reshape(inputs["memory"], (batch, -1)), inputs["query"]], axis=1), tf.int32)
     seen = tf.math.bincount(said, minlength=vocabulary_size, maxlength=vocabulary_size, axis=-1) > 0  # [B, V]
     seen = tf.concat([tf.zeros_like(seen[:, :1]), seen[:, 1:]], axis=1)  # padding is never a match
     return ops.any(tf.gather(seen, match_type_ids, axis=1), axis=-1)

@@ -27,7 +27,7 @@ from models.serving.evaluate import evaluate
 from models.serving.explain import explain_turns
 from models.serving.export import DialogServingModule, export
 from models.serving.ranker import SavedModelRanker
-from models.training import TrainConfig, answer_indices, build_model, featurize, train
+from models.training import TrainConfig, answer_indices, build_model, featurize, id_dtype, train
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +118,16 @@ def test_memn2n_learns_a_small_task1(task1, tmp_path: Path) -> None:
     held_out, oov = (evaluate(ranker, split_examples(task1, split)) for split in ("tst", "tst-OOV"))
     assert held_out["per_response_accuracy"] >= 90.0 and oov["per_response_accuracy"] >= 70.0, (held_out, oov)
     assert held_out["hits_at_10"] == 100.0
+
+
+def test_featurize_keeps_the_featurizers_ids_in_a_narrow_type(task1, spec: FeatureSpec) -> None:
+    examples = split_examples(task1, "dev")[:70]
+    features = featurize(Featurizer(spec), examples, chunk=32)  # chunks of 32, 32 and 6 turns
+    expected = Featurizer(spec)(*(tf.constant(a, tf.string) for a in pad_batch(examples)))
+    for key in ("memory", "query"):
+        assert features[key].dtype == np.uint16
+        np.testing.assert_array_equal(features[key], expected[key].numpy())
+    assert id_dtype(65536) == np.uint16 and id_dtype(65537) == np.int32
 
 
 def test_export_answers_like_the_in_memory_model(task1, spec: FeatureSpec, tmp_path: Path) -> None:
