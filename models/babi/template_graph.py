@@ -78,10 +78,14 @@ class FillingFeatures(tf.Module):
         self.slots, self.own = tf.constant(table), tf.constant(own)
 
     def value_table(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
-                    ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
-        """[F, B, V + 1] per-value features (own_attribute left 0; last value: padding), [B, V, K] the attribute
-        table the dialog's KB results give (newest first), else the KB file's, [B, V] the names those results
-        state attributes of, and [B, V + 1] the values the dialog touches (their features are not a stranger's)."""
+                    ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
+        """Per-value features over the U values the batch holds (its words' values, and the KB attributes of the
+        restaurants on offer), not over every value of the lexicon: a batch of 64 task-5 turns holds a few
+        hundred of 3,627, and every other value has the features of a value no dialog touched (known, and
+        nothing else). Returns [B, U + 2, F] the features (own_attribute left 0; column U: a value outside the
+        batch, column U + 1: padding), the KB results as :meth:`attribute` reads them, [B, U + 2] the names
+        those results state attributes of, [B, U + 2] the values each dialog touches (their features are not a
+        stranger's), and [V + 1] each value's column (U outside the batch; the padding value V: U + 1)."""
         values, kinds = self.value_count, self.kind_count
         lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the newest user line
         speaker = tf.concat([memory_speaker, tf.fill([tf.shape(query)[0], 1], "user")], axis=1)
@@ -98,30 +102,12 @@ class FillingFeatures(tf.Module):
         ids = self.word_value.lookup(words)  # [B, L, S] value index, -1 for other words
         column = tf.range(tf.shape(words)[2])[tf.newaxis, tf.newaxis, :]
 
-        # Said by the user / the bot, how many of its turns ago (KB results are not turns).
-        user_turn, bot_turn = user & ~result, bot
-        user_ago = tf.cumsum(tf.cast(user_turn, tf.int32), axis=1, exclusive=True, reverse=True)
-        bot_ago = tf.cumsum(tf.cast(bot_turn, tf.int32), axis=1, exclusive=True, reverse=True)
-        user_min = _per_value(ids, user_turn[..., tf.newaxis], user_ago[..., tf.newaxis], values, "min")
-        bot_min = _per_value(ids, bot_turn[..., tf.newaxis], bot_ago[..., tf.newaxis], values, "min")
-        user_ever, bot_ever = user_min < _NONE, bot_min < _NONE
-        in_query = tf.equal(user_min, 0)
-        user_recency = tf.where(user_ever, tf.exp(-tf.cast(user_min, tf.float32)), 0.0)
-        bot_recency = tf.where(bot_ever, tf.exp(-tf.cast(bot_min, tf.float32)), 0.0)
-
-        # The arguments of the latest API call that has some.
-        call = bot & tf.equal(words[:, :, 0], API_CALL_PREFIX) & (count > 1)
-        latest_call = tf.equal(position, last_index(call)[:, tf.newaxis]) & call
-        in_call = _per_value(ids, latest_call[..., tf.newaxis] & (column >= 1), tf.constant(1), values, "max") > 0
-
         # The latest block of KB results: result lines after the last other line that precedes the newest result.
         newest_result = last_index(result)
         before = last_index((position < newest_result[:, tf.newaxis]) & ~result & (user | bot))
         inside = result & (position > before[:, tf.newaxis])
         single = tf.equal(count, 3)  # "name R_attribute value" with a one-word value
         fact_words = (tf.equal(column, 0) | (tf.equal(column, 2) & single[..., tf.newaxis]))
-        in_results = _per_value(ids, (inside & is_fact)[..., tf.newaxis] & fact_words, tf.constant(1), values,
-                                "max") > 0
 
         # Ratings of the latest results: a name's newest rating line; ranked best first, ties newest first.
         names = tf.strings.to_hash_bucket_fast(words[:, :, 0], 2**62)
@@ -137,7 +123,6 @@ class FillingFeatures(tf.Module):
         rank = tf.reduce_sum(tf.cast(ahead, tf.int32), axis=2)  # [B, L]
         name_ids = ids[:, :, 0]
         rank_score = tf.where(first, 1.0 / (1.0 + tf.cast(rank, tf.float32)), 0.0)
-        rating_rank = tf.maximum(_per_value(name_ids, first, rank_score, values, "max"), 0.0)
         # The best-rated result the bot never said (by word hash: names outside the lexicon count too).
         bot_words = tf.where(bot[..., tf.newaxis], tf.strings.to_hash_bucket_fast(words, 2**62), -1)
         said = tf.sort(tf.reshape(bot_words, [batch, -1]), axis=1)
@@ -166,29 +151,64 @@ class FillingFeatures(tf.Module):
         order = tf.argsort(newest_first)
         facts = (tf.gather(newest_first, order), tf.gather(tf.reshape(tf.where(single, ids[:, :, 2], -1), [-1]), order),
                  span)
-        stated_names = _per_value(name_ids, stated, tf.constant(1), values, "max") > 0  # [B, V]
         of_offer = self.attribute(facts, tf.range(batch)[:, tf.newaxis], on_offer[:, tf.newaxis],
                                   tf.range(kinds)[tf.newaxis, :])  # [B, K]
-        kind_of = self.value_kind[:values]
-        offer_value = tf.gather(of_offer, tf.maximum(kind_of, 0), axis=1)  # [B, V]
-        attribute_of_offer = ((kind_of >= 0)[tf.newaxis, :] & (on_offer >= 0)[:, tf.newaxis]
-                              & tf.equal(offer_value, tf.range(values)[tf.newaxis, :]))
 
-        every = tf.range(values)[tf.newaxis, :]
+        # The values the batch holds: its words' and the KB attributes of the restaurants on offer. Every other
+        # value has the features of one no dialog touched; the table is over the held values alone.
+        held_ids = tf.concat([tf.reshape(ids, [-1]), tf.reshape(of_offer, [-1])], axis=0)
+        in_batch = tf.math.bincount(tf.where(held_ids >= 0, held_ids, values), minlength=values + 1,
+                                    maxlength=values + 1, binary_output=True)[:values] > 0  # [V]
+        batch_values = tf.cast(tf.where(in_batch)[:, 0], tf.int32)  # [U] ascending
+        held = tf.size(batch_values)
+        column_of = tf.concat([tf.where(in_batch, tf.cumsum(tf.cast(in_batch, tf.int32), exclusive=True), held),
+                               [held + 1]], axis=0)  # [V + 1]
+        local = tf.where(ids >= 0, tf.gather(column_of, tf.maximum(ids, 0)), -1)  # [B, L, S] column, -1 no value
+        local_names = local[:, :, 0]
+
+        # Said by the user / the bot, how many of its turns ago (KB results are not turns).
+        user_turn, bot_turn = user & ~result, bot
+        user_ago = tf.cumsum(tf.cast(user_turn, tf.int32), axis=1, exclusive=True, reverse=True)
+        bot_ago = tf.cumsum(tf.cast(bot_turn, tf.int32), axis=1, exclusive=True, reverse=True)
+        user_min = _per_value(local, user_turn[..., tf.newaxis], user_ago[..., tf.newaxis], held, "min")
+        bot_min = _per_value(local, bot_turn[..., tf.newaxis], bot_ago[..., tf.newaxis], held, "min")
+        user_ever, bot_ever = user_min < _NONE, bot_min < _NONE
+        in_query = tf.equal(user_min, 0)
+        user_recency = tf.where(user_ever, tf.exp(-tf.cast(user_min, tf.float32)), 0.0)
+        bot_recency = tf.where(bot_ever, tf.exp(-tf.cast(bot_min, tf.float32)), 0.0)
+
+        # The arguments of the latest API call that has some.
+        call = bot & tf.equal(words[:, :, 0], API_CALL_PREFIX) & (count > 1)
+        latest_call = tf.equal(position, last_index(call)[:, tf.newaxis]) & call
+        in_call = _per_value(local, latest_call[..., tf.newaxis] & (column >= 1), tf.constant(1), held, "max") > 0
+        in_results = _per_value(local, (inside & is_fact)[..., tf.newaxis] & fact_words, tf.constant(1), held,
+                                "max") > 0
+        rating_rank = tf.maximum(_per_value(local_names, first, rank_score, held, "max"), 0.0)
+        stated_names = _per_value(local_names, stated, tf.constant(1), held, "max") > 0  # [B, U]
+        kind_of = tf.gather(self.value_kind, batch_values)
+        offer_value = tf.gather(of_offer, tf.maximum(kind_of, 0), axis=1)  # [B, U]
+        attribute_of_offer = ((kind_of >= 0)[tf.newaxis, :] & (on_offer >= 0)[:, tf.newaxis]
+                              & tf.equal(offer_value, batch_values[tf.newaxis, :]))
+
+        every = batch_values[tf.newaxis, :]
         columns = {
             "in_query": in_query, "user_recency": user_recency, "user_ever": user_ever,
             "bot_recency": bot_recency, "bot_ever": bot_ever, "in_api_call": in_call, "in_results": in_results,
             "rating_rank": rating_rank, "best_not_offered": tf.equal(every, best_value[:, tf.newaxis]),
             "on_offer": tf.equal(every, on_offer[:, tf.newaxis]), "attribute_of_on_offer": attribute_of_offer,
-            "known": tf.ones([batch, values], tf.bool), "own_attribute": tf.zeros([batch, values], tf.bool),
+            "known": tf.ones([batch, held], tf.bool), "own_attribute": tf.zeros([batch, held], tf.bool),
         }
-        # Feature-major [F, B, V + 1] (padding value last): stacking whole columns, no interleaving.
-        table = tf.pad(tf.stack([tf.cast(columns[name], tf.float32) for name in self.feature_names]),
-                       [[0, 0], [0, 0], [0, 1]])
+        # Value-major [B, U + 2, F], so that a candidate's slot is one row of F features; then a value outside
+        # the batch (known, nothing else) and the padding (nothing).
+        features = len(self.feature_names)
+        outside = tf.constant([[float(name == "known") for name in self.feature_names], [0.0] * features])
+        table = tf.concat([tf.stack([tf.cast(columns[name], tf.float32) for name in self.feature_names], axis=-1),
+                           tf.broadcast_to(outside, [batch, 2, features])], axis=1)
         # The values whose features differ from a value the dialog never touched (every context column).
-        touched = tf.pad(user_ever | bot_ever | in_call | in_results | (rating_rank > 0) | columns["best_not_offered"]
-                         | columns["on_offer"] | attribute_of_offer, [[0, 0], [0, 1]])
-        return table, facts, stated_names, touched
+        touched = (user_ever | bot_ever | in_call | in_results | (rating_rank > 0) | columns["best_not_offered"]
+                   | columns["on_offer"] | attribute_of_offer)
+        return (table, facts, tf.pad(stated_names, [[0, 0], [0, 2]]), tf.pad(touched, [[0, 0], [0, 2]]),
+                column_of)
 
     def attribute(self, facts: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None, rows: tf.Tensor, names: tf.Tensor,
                   kinds: tf.Tensor) -> tf.Tensor:
@@ -210,18 +230,20 @@ class FillingFeatures(tf.Module):
 
     def features(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """[B, G, F]: the summed value features of each candidate ``ids`` [B, G], and own_attribute."""
-        table, facts, _, _ = self.value_table(memory, memory_speaker, query)
+        table, facts, _, _, column_of = self.value_table(memory, memory_speaker, query)
         rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, tf.newaxis], tf.shape(ids))
-        pairs = self._pair_features(table, facts, tf.reshape(rows, [-1]), tf.reshape(ids, [-1]))
+        pairs = self._pair_features(table, column_of, facts, tf.reshape(rows, [-1]), tf.reshape(ids, [-1]))
         return tf.reshape(pairs, tf.concat([tf.shape(ids), [len(self.feature_names)]], axis=0))
 
-    def _pair_features(self, table: tf.Tensor, facts: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None, rows: tf.Tensor,
-                       ids: tf.Tensor) -> tf.Tensor:
-        """[N, F]: the features of candidate ``ids[n]`` in dialog ``rows[n]``."""
-        slots = tf.gather(self.slots, ids)  # [N, W]
-        flat = tf.reshape(table, [len(self.feature_names), -1])  # [F, B * (V + 1)]
-        summed = tf.transpose(tf.reduce_sum(tf.gather(flat, rows[:, tf.newaxis] * (self.value_count + 1) + slots,
-                                                      axis=1), axis=2))  # [N, F]
+    def _pair_features(self, table: tf.Tensor, column_of: tf.Tensor,
+                       facts: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None, rows: tf.Tensor, ids: tf.Tensor
+                       ) -> tf.Tensor:
+        """[N, F]: the features of candidate ``ids[n]`` in dialog ``rows[n]``, from ``table`` [B, columns, F]
+        (``column_of`` [V + 1]: each value's column)."""
+        slots = tf.gather(self.slots, ids)  # [N, W] value indices (V: none)
+        flat = tf.reshape(table, [-1, len(self.feature_names)])  # [B * columns, F]
+        at = rows[:, tf.newaxis] * tf.shape(table)[1] + tf.gather(column_of, slots)
+        summed = tf.reduce_sum(tf.gather(flat, at), axis=1)  # [N, F]: whole rows gathered
         if "own_attribute" not in self.feature_names:
             return summed
         own = tf.gather(self.own, ids)[:, tf.newaxis]  # [N, 1]
@@ -237,23 +259,23 @@ class FillingFeatures(tf.Module):
         has in a dialog that touches none of its values (its slot count, the KB file's own attributes), and the
         (dialog, candidate) ``pairs`` [N, 2] that differ, with their ``features`` [N, F]. A task-5 dialog touches
         a few dozen of 4,212 candidates, so the filler scores those, not every candidate of every dialog."""
-        table, facts, stated_names, touched = self.value_table(memory, memory_speaker, query)
-        values = self.value_count
-        stated = tf.pad(stated_names, [[0, 0], [0, 1]])  # facts about a candidate's own restaurant
-        dynamic = tf.gather(stated, tf.where(self.own >= 0, self.own, values), axis=1)  # [B, C + 1]
-        for w in range(self.slots.shape[1]):
-            dynamic |= tf.gather(touched, self.slots[:, w], axis=1)
-        pairs = tf.cast(tf.where(dynamic[:, :-1]), tf.int32)  # [N, 2] (dialog, candidate); not the padding row
-        features = self._pair_features(table, facts, pairs[:, 0], pairs[:, 1])
+        table, facts, stated_names, touched, column_of = self.value_table(memory, memory_speaker, query)
+        own = tf.gather(column_of, tf.where(self.own >= 0, self.own, self.value_count))  # [C + 1]
+        # Candidates first, [C + 1, B]: whole rows of the [columns, B] transposes gathered, not single values.
+        dynamic = tf.gather(tf.transpose(stated_names), own)  # facts about a candidate's own restaurant
+        dynamic |= tf.reduce_any(tf.gather(tf.transpose(touched), tf.gather(column_of, self.slots)), axis=1)
+        # [N, 2] (dialog, candidate), dialog by dialog; not the padding row.
+        pairs = tf.cast(tf.where(tf.transpose(dynamic[:-1])), tf.int32)
+        features = self._pair_features(table, column_of, facts, pairs[:, 0], pairs[:, 1])
         return self.static_features(), pairs, features
 
     def static_features(self) -> tf.Tensor:
         """[C, F]: each candidate's features in a dialog that touches none of its values."""
-        values, count = self.value_count, tf.shape(self.own)[0] - 1
+        count = tf.shape(self.own)[0] - 1
         known = [float(name == "known") for name in self.feature_names]  # an untouched value is only known
-        static_table = tf.constant(np.array(known, np.float32)[:, np.newaxis, np.newaxis]
-                                   * (np.arange(values + 1) < values)[np.newaxis, np.newaxis, :])  # [F, 1, V + 1]
-        return self._pair_features(static_table, None, tf.zeros([count], tf.int32), tf.range(count))
+        static_table = tf.constant([[known, [0.0] * len(known)]])  # [1, 2, F]: any value; the padding
+        column_of = tf.concat([tf.zeros([self.value_count], tf.int32), [1]], axis=0)
+        return self._pair_features(static_table, column_of, None, tf.zeros([count], tf.int32), tf.range(count))
 
 
 def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: int) -> tf.Tensor:
