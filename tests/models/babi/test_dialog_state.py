@@ -124,3 +124,21 @@ def test_a_tracker_needs_slots_and_plain_phrases() -> None:
         DialogStateTracker(StateSpec((), {}, {}, {}))
     with pytest.raises(ValueError, match="phrases"):
         DialogStateTracker(StateSpec(("cuisine",), {}, {}, {}, ("any|.*",)))
+
+
+def test_calls_asks_for_the_state_like_its_definition(system) -> None:
+    """An API call asks for the state when each valued slot's argument is its value, and every other argument is
+    an R_ word; compared against that definition in plain Python, and with no call at all."""
+    tracker = DialogStateTracker(rule_spec(system))
+    state, value, _ = tracker.state(*map(tf.constant, pad_batch(CASES)))
+    arguments = [["thai", "R_location", "cheap"], ["thai", "north", "cheap"], ["R_cuisine", "R_location", "cheap"],
+                 ["korean", "R_location", "R_price"], ["R_cuisine", "R_location", "R_price"],
+                 ["thai", "R_location", "expensive"]]
+    asks = tracker.calls(state, value, tf.constant(arguments)).numpy()
+    states, values = state.numpy(), value.numpy().astype(str)
+    for b in range(len(CASES)):
+        for a, words in enumerate(arguments):
+            expected = all(w == values[b, s] if states[b, s] == 1 else w.startswith("R_") for s, w in enumerate(words))
+            assert asks[b, a] == expected, (b, words, values[b], states[b])
+    assert asks.any() and not asks.all()
+    assert tracker.calls(state, value, tf.zeros([0, 3], tf.string)).shape == (len(CASES), 0)
