@@ -15,6 +15,7 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
+from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
 
 from data.layout import TaskFiles
 from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
@@ -200,6 +201,21 @@ class TrainingDiverged(ValueError):
     """The loss became NaN or infinite: training stops and no model is written."""
 
 
+def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int) -> tf.data.Dataset:
+    """The shuffled batches ``model.fit(features, labels, batch_size=..., shuffle=True)`` makes (the array adapter
+    of Keras 3.6, pinned in constraints.txt: the same order, so the same trained numbers), with tf.data's
+    autotuning off. Its model thread is joined when an epoch's iterator is deleted, at the start of the next
+    epoch, and it held that start for 3-4 s in half the epochs (MemN2N in `make run`'s Trainer: 3 of 6 epochs,
+    4.3 s of training each); without it the parallel map runs on as many threads as there are cores."""
+    adapter = ArrayDataAdapter(features, labels, batch_size=batch_size, shuffle=True)
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    # The batch count stated, as Keras knows it of arrays: without it Keras reads each epoch to the end of the data,
+    # and the epochs after the first come in another order (task 5's second-epoch loss: 0.70583, not 0.70586).
+    return adapter.get_tf_dataset().apply(tf.data.experimental.assert_cardinality(adapter.num_batches)).with_options(
+        options)
+
+
 def top_candidates(model: keras.Model, features: dict[str, np.ndarray], size: int, batch_size: int = 1024
                    ) -> np.ndarray:
     """Each example's best-scoring candidate, a batch at a time: never every example x every candidate at once
@@ -321,7 +337,7 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
     if log_dir:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))
     started = time.perf_counter()
-    model.fit(x_trn, y_trn, batch_size=config.batch_size, epochs=config.epochs, shuffle=True, verbose=verbose,
+    model.fit(training_batches(x_trn, y_trn, config.batch_size), epochs=config.epochs, verbose=verbose,
               callbacks=callbacks)
     summary = {
         "config": asdict(config), "train_examples": len(trn), "dev_examples": len(dev),

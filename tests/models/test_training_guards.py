@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import keras
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from data.layout import dialog_file_name, discover
 from data.restaurant.generation import GenerationPlan, generate
 from models.serving.export import OutputRefused, prepare_output
-from models.training import TrainConfig, TrainingDiverged, train
+from models.training import TrainConfig, TrainingDiverged, train, training_batches
 from pipeline.cli import main
 
 TINY = ["--task", "1", "--epochs", "1", "--embedding-dim", "8", "--hops", "1"]
@@ -89,3 +91,23 @@ def test_an_empty_training_file_is_named(corpus: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["train", "--data", str(data), *TINY, "--out", str(tmp_path / "m")])
     assert result.exit_code == 1, result.output
     assert f"{data / dialog_file_name(1, 'trn')}: no dialog with a bot turn, nothing to train on" in result.output
+
+
+def test_training_batches_train_like_fit_on_the_arrays() -> None:
+    """Three epochs on ``training_batches`` end with the weights of ``fit`` on the arrays with shuffling (the
+    same batches in the same order, epoch after epoch), the seed being the same."""
+    rng = np.random.default_rng(0)
+    features = {"x": rng.normal(size=(300, 4)).astype(np.float32)}
+    labels = rng.integers(0, 3, size=300)
+
+    def trained(batched: bool) -> list[np.ndarray]:
+        keras.utils.set_random_seed(1)  # before the batches are made: their shuffling reads the seed
+        model = keras.Sequential([keras.Input((4,), name="x"), keras.layers.Dense(3)])
+        model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        data = ({"x": training_batches(features, labels, 32)} if batched
+                else {"x": features, "y": labels, "batch_size": 32, "shuffle": True})
+        model.fit(**data, epochs=3, verbose=0)
+        return model.get_weights()
+
+    for got, expected in zip(trained(True), trained(False), strict=True):
+        np.testing.assert_array_equal(got, expected)
