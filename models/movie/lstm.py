@@ -24,7 +24,7 @@ from models.features import FeatureSpec, Featurizer, spec_from_sentences, tokeni
 from models.memn2n import embed_bags, sparse_bags
 from models.movie.examples import MovieExample
 from models.movie.text import EntityText, first_k, prepare_text
-from models.training import BestOnDev, answer_indices
+from models.training import BestOnDev, answer_indices, training_batches
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ class MovieLstm:
         ranker = cls(text, spec, model, [text.entity_of.get(c, c) for c in candidates], config, {})
         best = BestOnDev({"tokens": ranker.sequences(dev_t)}, answer_indices(spec, dev_t), patience=config.patience)
         started = time.perf_counter()
-        model.fit({"tokens": ranker.sequences(trn_t)}, answer_indices(spec, trn_t), batch_size=config.batch_size,
-                  epochs=config.epochs, shuffle=True, verbose=0, callbacks=[best])
+        model.fit(training_batches({"tokens": ranker.sequences(trn_t)}, answer_indices(spec, trn_t), config.batch_size),
+                  epochs=config.epochs, verbose=0, callbacks=[best])
         ranker.summary = {"best_epoch": best.best_epoch, "dev_per_response_accuracy": round(best.best_accuracy, 2),
                           "train_seconds": round(time.perf_counter() - started, 1), "history": best.history}
         return ranker
