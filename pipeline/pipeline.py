@@ -26,6 +26,7 @@ from models.tf_examples import LABEL_KEY
 from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
 
 METRICS_MODULE = "components.dialog_metrics"
+EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors, minus two costs (its docstring)
 SLICE_FEATURES: tuple[tuple[str, ...], ...] = (
     (), ("task",), ("split",), ("challenge",), ("task", "split"), ("task", "challenge"), ("split", "challenge"))
 CHALLENGE = "challenge"
@@ -107,7 +108,7 @@ def create_pipeline(
                               baseline_model=baseline.outputs["model"],
                               example_splits=[split for split in profile.evaluated_splits(model) if split in splits],
                               eval_config=eval_config(profile.min_accuracy[model], profile.max_drop, challenges),
-                              ).with_id(f"{name}Evaluator")
+                              module_path=EXTRACTORS_MODULE).with_id(f"{name}Evaluator")
         pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],
                               base_directory=f"{serving_model_dir.rstrip('/')}/{model}").with_id(f"{name}Pusher")
         components += [trainer, baseline, evaluator, pusher]

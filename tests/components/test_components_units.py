@@ -12,6 +12,7 @@ from tensorflow_model_analysis.metrics import metric_types
 
 from components.data_gate import blocking_problems, js_divergence
 from components.dialog_example_gen import _file_examples, _labels, corpus_resources, input_config
+from components.dialog_extractors import EXAMPLES_INPUT, KEPT_FEATURES, _with_examples_feature, _with_kept_features
 from components.dialog_metrics import _RankingCombiner
 from data.babi_format import FormatError
 from data.banking.generation import BankingPlan
@@ -106,6 +107,24 @@ def test_ranking_metrics_in_one_pass() -> None:
     result = combiner.extract_output(combiner.merge_accumulators([left, right]))
     assert {key.name: value for key, value in result.items()} == pytest.approx(
         {"per_response_accuracy": 2 / 4, "per_dialog_accuracy": 1 / 2, "hits_at_2": 3 / 4, "turns": 4})
+
+
+def test_extractors_name_the_examples_and_keep_only_the_slicing_and_metric_features() -> None:
+    import tensorflow_model_analysis as tfma
+    from tensorflow_model_analysis.utils import model_util
+
+    serialized = np.array([[b"first"], [b"second"]], dtype=object)
+    extracts = {tfma.INPUT_KEY: serialized, tfma.LABELS_KEY: np.array([3, 4]), tfma.FEATURES_KEY: {
+        "task": np.array([[b"babi-1"], [b"babi-2"]]), "memory": np.array([[b"hi"], [b"hello"]]),
+        "dialog_id": np.array([[b"a"], [b"b"]])}}
+    named = _with_examples_feature(extracts)
+    # TFMA calls a signature by its input's name when the features hold it (else positionally, which a loaded
+    # signature refuses only after formatting the batch into an error message).
+    inputs = model_util.get_inputs(named[tfma.FEATURES_KEY], {EXAMPLES_INPUT: tf.TensorSpec([None], tf.string)})
+    assert isinstance(inputs, dict) and inputs[EXAMPLES_INPUT].numpy().tolist() == [b"first", b"second"]
+    kept = _with_kept_features(named)
+    assert set(kept[tfma.FEATURES_KEY]) == {"task", "dialog_id"} <= set(KEPT_FEATURES)
+    assert kept[tfma.LABELS_KEY] is extracts[tfma.LABELS_KEY] and "memory" in extracts[tfma.FEATURES_KEY]
 
 
 def test_js_divergence_bounds() -> None:

@@ -16,6 +16,7 @@ from models.serving.rest import predict
 from models.training import TrainConfig
 from pipeline.configs import Profile
 from pipeline.local_runner import run
+from pipeline.pipeline import create_pipeline
 from pipeline.summary import run_summary
 
 # Two epochs of small models: the test checks the plumbing (the best epoch kept), the benchmarks check accuracy.
@@ -37,7 +38,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def finished(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
-    return {**located, "summary": run_summary(located["metadata"])}
+    return {**located, "summary": run_summary(located["metadata"]), "corpus": corpus}
 
 
 def _only(pattern: str, root: Path) -> Path:
@@ -107,6 +108,39 @@ def test_the_product_model_is_the_template_ranker(finished: dict) -> None:
     summary = finished["summary"]
     assert summary["model"] == "template" and summary["pushed_model"] == summary["models"]["template"]["pushed_model"]
     assert summary["slices"] == summary["models"]["template"]["slices"]
+
+
+def _metrics(evaluation: Path) -> dict[str, dict[str, float]]:
+    import tensorflow_model_analysis as tfma
+
+    return {str(row.slice_key): {item.key.name: item.value.double_value.value for item in row.metric_keys_and_values}
+            for row in tfma.load_metrics(str(evaluation))}
+
+
+def test_the_evaluators_extractors_change_no_metric(finished: dict, tmp_path: Path) -> None:
+    """The pipeline's Evaluators run components.dialog_extractors; TFX's Evaluator with TFMA's default extractors,
+    on the same model and examples, gives the same metrics on every slice."""
+    from tfx.components.evaluator.executor import Executor
+    from tfx.types import artifact_utils, standard_artifacts
+
+    root = finished["pipeline_root"]
+    first = min((root / "MemN2NEvaluator/evaluation").iterdir(), key=lambda path: int(path.name))
+    node = {n.id: n for n in create_pipeline(pipeline_root=str(root), data_root=str(finished["corpus"]),
+                                             serving_model_dir="unused", profile=TINY).components}["MemN2NEvaluator"]
+    assert node.exec_properties["module_path"] == "components.dialog_extractors"
+    examples = standard_artifacts.Examples()
+    examples.uri = str(_only("DialogExampleGen/examples/*", root))
+    examples.split_names = artifact_utils.encode_split_names(["train", "eval", "test"])
+    model = standard_artifacts.Model()
+    model.uri = str(min((root / "MemN2NTrainer/model").iterdir(), key=lambda path: int(path.name)))
+    evaluation, blessing = standard_artifacts.ModelEvaluation(), standard_artifacts.ModelBlessing()
+    evaluation.uri, blessing.uri = str(tmp_path / "evaluation"), str(tmp_path / "blessing")
+    (tmp_path / "evaluation").mkdir(), (tmp_path / "blessing").mkdir()
+    properties = {key: node.exec_properties[key] for key in ("eval_config", "example_splits")}
+    Executor().Do({"examples": [examples], "model": [model]}, {"evaluation": [evaluation], "blessing": [blessing]},
+                  properties)
+    custom, default = _metrics(first), _metrics(tmp_path / "evaluation")
+    assert len(custom) > 10 and custom == default
 
 
 def test_a_rerun_resumes_from_the_cache_and_a_worse_model_is_refused(finished: dict, corpus: Path) -> None:
