@@ -5,8 +5,8 @@ profile of `make run`'s three Evaluators (py-spy) found two costs that the metri
 
 - **Unbatching every feature.** TFMA splits each batch into one dict per turn over every feature it decoded,
   ``memory`` and ``memory_speaker`` (a list of strings per turn) among them: 13.8 s of Python. After the
-  predictions, only the slicing features and the metrics' ``dialog_id`` are read, so the others are dropped
-  before the split.
+  predictions, only the features the eval config slices by and the metrics' ``dialog_id`` are read, so the
+  others are dropped before the split.
 - **A failed call per batch.** TFMA calls ``serving_examples`` with the serialized examples as a positional
   argument; a loaded signature binds arguments only by name, so TensorFlow first formats an error message that
   holds the repr of the whole batch (6 s), then falls back to the flat signature. Given the examples as a
@@ -25,8 +25,8 @@ from tensorflow_model_analysis.extractors import predictions_extractor, unbatch_
 
 from components.dialog_metrics import DIALOG_ID
 
-# The features read after the predictions: the pipeline's slicing features and the per-dialog metric's.
-KEPT_FEATURES = ("task", "split", "challenge", DIALOG_ID)
+# The features the metrics read after the predictions (the per-dialog accuracy's); the slicing ones are added.
+METRIC_FEATURES = (DIALOG_ID,)
 # ``serving_examples``' input (models/serving/export.py).
 EXAMPLES_INPUT = "examples"
 
@@ -37,7 +37,16 @@ def _with_examples_feature(extracts: tfma.Extracts) -> tfma.Extracts:
     return {**extracts, tfma.FEATURES_KEY: features}
 
 
-def _with_kept_features(extracts: tfma.Extracts, kept: Iterable[str] = KEPT_FEATURES) -> tfma.Extracts:
+def sliced_features(eval_config: tfma.EvalConfig) -> tuple[str, ...]:
+    """Every feature a slicing spec of ``eval_config`` reads (keys and values, cross slices included)."""
+    specs = [*eval_config.slicing_specs, *(spec for cross in eval_config.cross_slicing_specs
+                                          for spec in (cross.baseline_spec, *cross.slicing_specs))]
+    if any(spec.slice_keys_sql for spec in specs):
+        raise ValueError("SQL slicing specs read features this module cannot list: use TFMA's default extractors")
+    return tuple(sorted({name for spec in specs for name in (*spec.feature_keys, *spec.feature_values)}))
+
+
+def _with_kept_features(extracts: tfma.Extracts, kept: Iterable[str]) -> tfma.Extracts:
     features = extracts[tfma.FEATURES_KEY]
     return {**extracts, tfma.FEATURES_KEY: {name: features[name] for name in kept if name in features}}
 
@@ -48,7 +57,7 @@ def examples_feature_extractor() -> tfma.extractors.Extractor:
                                      ptransform=beam.Map(_with_examples_feature))
 
 
-def kept_features_extractor(kept: Iterable[str] = KEPT_FEATURES) -> tfma.extractors.Extractor:
+def kept_features_extractor(kept: Iterable[str]) -> tfma.extractors.Extractor:
     """Only the ``kept`` features from here on (the predictions and labels are extracted already)."""
     return tfma.extractors.Extractor(stage_name="KeepSliceAndMetricFeatures",
                                      ptransform=beam.Map(_with_kept_features, kept=tuple(kept)))
@@ -64,7 +73,7 @@ def custom_extractors(eval_shared_model: Any, eval_config: tfma.EvalConfig,
         if extractor.stage_name == predictions_extractor.PREDICTIONS_EXTRACTOR_STAGE_NAME:
             chain.append(examples_feature_extractor())
         if extractor.stage_name == unbatch_extractor.UNBATCH_EXTRACTOR_STAGE_NAME:
-            chain.append(kept_features_extractor())
+            chain.append(kept_features_extractor((*sliced_features(eval_config), *METRIC_FEATURES)))
         chain.append(extractor)
     stages = [extractor.stage_name for extractor in chain]
     if "ExtractExamplesFeature" not in stages or "KeepSliceAndMetricFeatures" not in stages:

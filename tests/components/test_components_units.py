@@ -12,7 +12,7 @@ from tensorflow_model_analysis.metrics import metric_types
 
 from components.data_gate import blocking_problems, js_divergence
 from components.dialog_example_gen import _file_examples, _labels, corpus_resources, input_config
-from components.dialog_extractors import EXAMPLES_INPUT, KEPT_FEATURES, _with_examples_feature, _with_kept_features
+from components.dialog_extractors import EXAMPLES_INPUT, _with_examples_feature, _with_kept_features, sliced_features
 from components.dialog_metrics import _RankingCombiner
 from data.babi_format import FormatError
 from data.banking.generation import BankingPlan
@@ -122,9 +122,15 @@ def test_extractors_name_the_examples_and_keep_only_the_slicing_and_metric_featu
     # signature refuses only after formatting the batch into an error message).
     inputs = model_util.get_inputs(named[tfma.FEATURES_KEY], {EXAMPLES_INPUT: tf.TensorSpec([None], tf.string)})
     assert isinstance(inputs, dict) and inputs[EXAMPLES_INPUT].numpy().tolist() == [b"first", b"second"]
-    kept = _with_kept_features(named)
-    assert set(kept[tfma.FEATURES_KEY]) == {"task", "dialog_id"} <= set(KEPT_FEATURES)
+    kept = _with_kept_features(named, ("task", "split", "dialog_id"))
+    assert set(kept[tfma.FEATURES_KEY]) == {"task", "dialog_id"}
     assert kept[tfma.LABELS_KEY] is extracts[tfma.LABELS_KEY] and "memory" in extracts[tfma.FEATURES_KEY]
+    # The kept features are those the eval config slices by, whatever they are.
+    config = tfma.EvalConfig(
+        slicing_specs=[tfma.SlicingSpec(), tfma.SlicingSpec(feature_keys=["task", "split"]),
+                       tfma.SlicingSpec(feature_values={"challenge": "oov"})],
+        cross_slicing_specs=[tfma.CrossSlicingSpec(baseline_spec=tfma.SlicingSpec(feature_keys=["turn"]))])
+    assert sliced_features(config) == ("challenge", "split", "task", "turn")
 
 
 def test_js_divergence_bounds() -> None:
