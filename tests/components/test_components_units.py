@@ -12,7 +12,13 @@ from tensorflow_model_analysis.metrics import metric_types
 
 from components.data_gate import blocking_problems, js_divergence
 from components.dialog_example_gen import _file_examples, _labels, corpus_resources, input_config
-from components.dialog_extractors import EXAMPLES_INPUT, _with_examples_feature, _with_kept_features, sliced_features
+from components.dialog_extractors import (
+    EXAMPLES_INPUT,
+    MemoizedSliceKeysFn,
+    _with_examples_feature,
+    _with_kept_features,
+    sliced_features,
+)
 from components.dialog_metrics import _RankingCombiner
 from data.babi_format import FormatError
 from data.banking.generation import BankingPlan
@@ -131,6 +137,32 @@ def test_extractors_name_the_examples_and_keep_only_the_slicing_and_metric_featu
                        tfma.SlicingSpec(feature_values={"challenge": "oov"})],
         cross_slicing_specs=[tfma.CrossSlicingSpec(baseline_spec=tfma.SlicingSpec(feature_keys=["turn"]))])
     assert sliced_features(config) == ("challenge", "split", "task", "turn")
+
+
+def test_memoized_slice_keys_are_tfmas() -> None:
+    import tensorflow_model_analysis as tfma
+    from tensorflow_model_analysis import constants
+    from tensorflow_model_analysis.extractors.slice_key_extractor import ExtractSliceKeysFn
+    from tensorflow_model_analysis.slicer.slicer_lib import SingleSliceSpec
+
+    config = tfma.EvalConfig(slicing_specs=[tfma.SlicingSpec(), tfma.SlicingSpec(feature_keys=["task"]),
+                                            tfma.SlicingSpec(feature_keys=["task", "split"]),
+                                            tfma.SlicingSpec(feature_values={"split": "dev"})])
+    specs = [SingleSliceSpec(spec=spec) for spec in config.slicing_specs]
+    turns = [{tfma.FEATURES_KEY: {"task": np.array([task]), "split": np.array([split]), "dialog_id": np.array([d])}}
+             for task, split, d in [(b"babi-1", b"dev", b"a"), (b"babi-2", b"dev", b"b"), (b"babi-1", b"dev", b"c"),
+                                    (b"babi-1", b"tst", b"d"), (b"babi-2", b"dev", b"e")]]
+    turns.append({tfma.FEATURES_KEY: {"split": np.array([b"dev"])}})  # no task: fewer slices
+    memoized = MemoizedSliceKeysFn(config, False, sliced_features(config))
+    tfmas = ExtractSliceKeysFn(config, False)
+    got = [memoized.process(turn, specs)[0] for turn in turns]
+    keys = constants.SLICE_KEY_TYPES_KEY
+    for turn, mine in zip(turns, got, strict=True):
+        (theirs,) = tfmas.process(turn, specs)
+        assert sorted(mine[keys].tolist()) == sorted(theirs[keys].tolist())
+        assert mine[tfma.FEATURES_KEY] is turn[tfma.FEATURES_KEY] and keys not in turn
+    assert got[2][keys] is got[0][keys]  # the same values: computed once
+    assert len(memoized._cache) == 4
 
 
 def test_js_divergence_bounds() -> None:
