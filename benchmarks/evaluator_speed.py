@@ -39,23 +39,22 @@ def newest(directory: Path) -> Path:
 
 def evaluate(root: Path, data: Path, model_name: str, profile: str, extractors: str, out: Path) -> dict:
     """Run one Evaluator (in this process) and return its seconds and metrics by slice."""
-    import tensorflow_model_analysis as tfma
     from tfx.components.evaluator.executor import Executor
     from tfx.types import artifact_utils, standard_artifacts
 
     from pipeline.configs import PROFILES
     from pipeline.local_runner import paths
     from pipeline.pipeline import COMPONENT_NAMES, create_pipeline
+    from pipeline.summary import raw_slice_metrics
 
     pipeline_root = paths(root)["pipeline_root"]
     examples = standard_artifacts.Examples()
     examples.uri = str(newest(pipeline_root / "DialogExampleGen" / "examples"))
-    examples.split_names = artifact_utils.encode_split_names(
-        sorted(path.name.removeprefix("Split-") for path in Path(examples.uri).glob("Split-*")))
+    splits = sorted(path.name.removeprefix("Split-") for path in Path(examples.uri).glob("Split-*"))
+    examples.split_names = artifact_utils.encode_split_names(splits)
     name = COMPONENT_NAMES[model_name]
     model = standard_artifacts.Model()
     model.uri = str(newest(pipeline_root / f"{name}Trainer" / "model"))
-    splits = artifact_utils.decode_split_names(examples.split_names)
     node = {component.id: component for component in create_pipeline(
         pipeline_root=str(pipeline_root), data_root=str(data), serving_model_dir=str(out / "unused"),
         profile=PROFILES[profile], splits=splits).components}[f"{name}Evaluator"]
@@ -69,10 +68,7 @@ def evaluate(root: Path, data: Path, model_name: str, profile: str, extractors: 
     Executor().Do({"examples": [examples], "model": [model]}, {"evaluation": [evaluation], "blessing": [blessing]},
                   properties)
     seconds = time.perf_counter() - started
-    metrics = {str(row.slice_key): {item.key.name: item.value.double_value.value
-                                    for item in row.metric_keys_and_values}
-               for row in tfma.load_metrics(evaluation.uri)}
-    return {"seconds": round(seconds, 1), "metrics": metrics,
+    return {"seconds": round(seconds, 1), "metrics": raw_slice_metrics(evaluation.uri),
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2, 2)}
 
 
@@ -99,7 +95,7 @@ def main(root: Path, data: Path, profile: str, models: str, extractors: str, chi
                              "--child", f"{model_name}:{chain}"])
             results[chain] = last_json(out)
         for chain, result in results.items():
-            overall = result["metrics"].get("", {})
+            overall = result["metrics"].get("overall", {})
             emit({"measure": "evaluator", "model": model_name, "extractors": chain, "seconds": result["seconds"],
                   "peak_rss_gb": result["peak_rss_gb"], "turns": overall.get("turns"),
                   "slices": len(result["metrics"]), "per_response": overall.get("per_response_accuracy"),

@@ -73,8 +73,9 @@ FULL = Profile(
 # such short training). MemN2N's epochs were chosen on dev (seed-0 corpus, tasks 1-5 jointly, best epoch so far:
 # 94.32% after 6, 95.65 after 7, 96.59 after 10, 96.73 after 12): 10 is the first past 96.5.
 # Every model is evaluated on dev, which blesses; the test sets are reported for the product model, the template
-# ranker, alone: TFMA costs about 0.4 ms per turn and model in Python, and the paper's two models, a few epochs into
-# training, would spend 80 of `make run`'s seconds on 95k test turns (the full profile reports them).
+# ranker, alone: TFMA costs about 0.26 ms per turn and model (benchmarks/evaluator_speed.py: 12.3 s for MemN2N's
+# 47.6k dev turns), so the paper's two models, a few epochs into training, would spend about 50 of `make run`'s
+# seconds on 95k test turns (the full profile reports them).
 QUICK = replace(FULL, name="quick", template=replace(FULL.template, epochs=3), memn2n=replace(FULL.memn2n, epochs=10),
                 embeddings=replace(FULL.embeddings, epochs=3),
                 min_accuracy={"template": 0.9, "memn2n": 0.6, "embeddings": 0.3},

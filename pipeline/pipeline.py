@@ -26,7 +26,7 @@ from models.tf_examples import LABEL_KEY
 from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
 
 METRICS_MODULE = "components.dialog_metrics"
-EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors, minus two costs (its docstring)
+EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors, minus three costs (its docstring)
 SLICE_FEATURES: tuple[tuple[str, ...], ...] = (
     (), ("task",), ("split",), ("challenge",), ("task", "split"), ("task", "challenge"), ("split", "challenge"))
 CHALLENGE = "challenge"

@@ -39,14 +39,21 @@ def slice_name(slice_key: tuple) -> str:
                     for column, value in slice_key) or "overall"
 
 
+def raw_slice_metrics(evaluation_uri: str) -> dict[str, dict[str, float]]:
+    """``{"task=babi-1": {"per_response_accuracy": 0.991, ..., "turns": n}}``: every metric as TFMA wrote it
+    (fractions, unrounded), for comparisons that must be exact."""
+    return {slice_name(slice_key): {name: value["doubleValue"] for name, value in outputs[""][""].items()
+                                    if "doubleValue" in value}
+            for slice_key, outputs in tfma.load_eval_result(evaluation_uri).slicing_metrics}
+
+
 def slice_metrics(evaluation_uri: str) -> dict[str, dict[str, float]]:
     """``{"task=babi-1": {"per_response_accuracy": 99.1, ..., "turns": n}}``, accuracies in percent."""
     table: dict[str, dict[str, float]] = {}
-    for slice_key, outputs in tfma.load_eval_result(evaluation_uri).slicing_metrics:
-        metrics = outputs[""][""]
-        row = {name: round(100 * metrics[name]["doubleValue"], 2) for name in PERCENT_METRICS if name in metrics}
-        row["turns"] = int(metrics.get("turns", {}).get("doubleValue", 0))
-        table[slice_name(slice_key)] = row
+    for name, metrics in raw_slice_metrics(evaluation_uri).items():
+        row = {metric: round(100 * metrics[metric], 2) for metric in PERCENT_METRICS if metric in metrics}
+        row["turns"] = int(metrics.get("turns", 0))
+        table[name] = row
     return dict(sorted(table.items(), key=lambda item: (item[0] != "overall", item[0].count(","), item[0])))
 
 

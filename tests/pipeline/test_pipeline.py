@@ -17,7 +17,7 @@ from models.training import TrainConfig
 from pipeline.configs import Profile
 from pipeline.local_runner import run
 from pipeline.pipeline import create_pipeline
-from pipeline.summary import run_summary
+from pipeline.summary import raw_slice_metrics, run_summary
 
 # Two epochs of small models: the test checks the plumbing (the best epoch kept), the benchmarks check accuracy.
 TINY = Profile(name="tiny",
@@ -110,13 +110,6 @@ def test_the_product_model_is_the_template_ranker(finished: dict) -> None:
     assert summary["slices"] == summary["models"]["template"]["slices"]
 
 
-def _metrics(evaluation: Path) -> dict[str, dict[str, float]]:
-    import tensorflow_model_analysis as tfma
-
-    return {str(row.slice_key): {item.key.name: item.value.double_value.value for item in row.metric_keys_and_values}
-            for row in tfma.load_metrics(str(evaluation))}
-
-
 def test_the_evaluators_extractors_change_no_metric(finished: dict, tmp_path: Path) -> None:
     """The pipeline's Evaluators run components.dialog_extractors; TFX's Evaluator with TFMA's default extractors,
     on the same model and examples, gives the same metrics on every slice."""
@@ -139,7 +132,7 @@ def test_the_evaluators_extractors_change_no_metric(finished: dict, tmp_path: Pa
     properties = {key: node.exec_properties[key] for key in ("eval_config", "example_splits")}
     Executor().Do({"examples": [examples], "model": [model]}, {"evaluation": [evaluation], "blessing": [blessing]},
                   properties)
-    custom, default = _metrics(first), _metrics(tmp_path / "evaluation")
+    custom, default = raw_slice_metrics(str(first)), raw_slice_metrics(str(tmp_path / "evaluation"))
     assert len(custom) > 10 and custom == default
 
 
