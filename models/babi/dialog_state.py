@@ -152,25 +152,40 @@ class DialogStateTracker(tf.Module):
         speaker = tf.concat([memory_speaker, tf.fill([tf.shape(query)[0], 1], USER)], axis=1)
         user, bot = tf.equal(speaker, USER), tf.equal(speaker, BOT)
         turn = user & ~(tf.equal(lines, NO_RESULT) | tf.strings.regex_full_match(lines, KB_RESULT_PATTERN))
-        ragged = tf.strings.split(lines, sep=" ")
-        raw = ragged.to_tensor(default_value="")  # [B, L, W]
-        raw = tf.pad(raw, [[0, 0], [0, 0], [0, tf.maximum(slots + 1 - tf.shape(raw)[2], 0)]])
-        lowered = tf.strings.lower(raw)
+        # The words as one flat list (with each word's line and place in it), not a [B, L, W] tensor padded to the
+        # longest line: that held 11 (task 5) to 62 (task 6) times as many cells as there are words.
+        shape = tf.shape(lines)
+        count = shape[0] * shape[1]  # lines, row-major
+        split = tf.strings.split(tf.reshape(lines, [-1]), sep=" ")
+        raw = tf.concat([split.flat_values, [""]], axis=0)  # [T + 1]: the words, then "" for what no line has
+        line = tf.cast(split.value_rowids(), tf.int32)  # [T]
+        starts = tf.cast(split.row_starts(), tf.int32)  # [B * L]
+        lengths = tf.cast(split.row_lengths(), tf.int32)
+        lowered = tf.strings.lower(raw[:-1])
         spelled = self.spelling.lookup(lowered)
         words = tf.where(tf.equal(spelled, ""), lowered, spelled)
-        slot_of = self.value_slot.lookup(words)  # [B, L, W]
-        each = tf.range(slots)[tf.newaxis, tf.newaxis, tf.newaxis, :]  # [1, 1, 1, S]
-        where = last_index(tf.equal(slot_of[..., tf.newaxis], each), axis=2)  # [B, L, S] the slot's last word in a line
+        slot_of = self.value_slot.lookup(words)  # [T]
+        place = tf.range(tf.shape(line)[0]) - tf.gather(starts, line)  # [T] each word's place in its line
+        each = tf.range(slots)[tf.newaxis, tf.newaxis, :]  # [1, 1, S]
+        # [B, L, S] the place of the slot's last word in a line (-1: none)
+        last = tf.math.unsorted_segment_max(tf.where(tf.equal(slot_of[:, tf.newaxis], each[0]), place[:, tf.newaxis],
+                                                     -1), line, count)
+        where = tf.reshape(tf.maximum(last, -1), [shape[0], shape[1], slots])
         has_value = turn[..., tf.newaxis] & (where >= 0)
-        value_word = tf.gather(words, tf.maximum(where, 0), batch_dims=2)  # [B, L, S]
+        # [B, L, S] that word's index among the words (T: none), read at the end for the value
+        value_at = tf.where(where >= 0, tf.reshape(starts, [shape[0], shape[1], 1]) + where, tf.shape(line)[0])
 
         # "Don't care" of the slot the line names first, else of the one the bot's last question asked for.
-        named = self.slot_word.lookup(words)
-        first = tf.argmax(tf.cast(named >= 0, tf.int32), axis=2, output_type=tf.int32)
-        named_slot = tf.where(tf.reduce_any(named >= 0, axis=2), tf.gather(named, first, batch_dims=2), -1)
-        position = tf.range(tf.shape(lines)[1])
-        earlier = position[tf.newaxis, tf.newaxis, :] < position[tf.newaxis, :, tf.newaxis]  # [1, L, L']: l' < l
-        last_bot = last_index(earlier & bot[:, tf.newaxis, :], axis=2)  # [B, L]
+        named = self.slot_word.lookup(words)  # [T]
+        # The first slot word of a line: the smallest place * slots + slot (no slot word: the type's largest value).
+        first = tf.math.unsorted_segment_min(tf.where(named >= 0, place * slots + named, tf.int32.max), line, count)
+        named_slot = tf.reshape(tf.where(first < tf.int32.max, first % slots, -1), shape)  # [B, L]
+        # [B, L] the bot's last line before each line (-1: none): the n-th of the dialog's bot lines, n the count of
+        # bot lines before it (not a [B, L, L] mask: task 6 has 200 lines).
+        before = tf.cumsum(tf.cast(bot, tf.int32), axis=1, exclusive=True)
+        offset = tf.cumsum(tf.reduce_sum(tf.cast(bot, tf.int32), axis=1), exclusive=True)[:, tf.newaxis]  # [B, 1]
+        bot_lines = tf.concat([tf.cast(tf.where(bot)[:, 1], tf.int32), [-1]], axis=0)  # row by row, in order
+        last_bot = tf.where(before > 0, tf.gather(bot_lines, tf.maximum(offset + before - 1, 0)), -1)
         bot_asks = tf.where(bot, self.asked.lookup(lines), -1)
         asked = tf.where(last_bot >= 0, tf.gather(bot_asks, tf.maximum(last_bot, 0), batch_dims=1), -1)
         target = tf.where(named_slot >= 0, named_slot, asked)  # [B, L]
@@ -182,12 +197,19 @@ class DialogStateTracker(tf.Module):
         at = tf.maximum(decided, 0)
         pick = lambda t: tf.gather(tf.transpose(t, [0, 2, 1]), at[..., tf.newaxis], batch_dims=2)[..., 0]  # noqa: E731
         state = tf.where(decided < 0, 0, tf.where(pick(has_value), 1, 2))
-        value = tf.where(tf.equal(state, 1), pick(value_word), "")
+        value = tf.where(tf.equal(state, 1), tf.gather(tf.concat([words, [""]], axis=0), pick(value_at)), "")
 
         # The latest API call with arguments: "same" when it asked for each slot's value, or "R_..." for the rest.
-        call = bot & tf.equal(raw[:, :, 0], API_CALL_PREFIX) & (ragged.row_lengths(axis=-1).to_tensor() > 1)
+        lengths = tf.reshape(lengths, shape)
+        first_word = tf.gather(raw, tf.where(lengths > 0, tf.reshape(starts, shape), tf.shape(line)[0]))  # [B, L]
+        call = bot & tf.equal(first_word, API_CALL_PREFIX) & (lengths > 1)
         latest = last_index(call, axis=1)  # [B]
-        arguments = tf.gather(raw, tf.maximum(latest, 0), batch_dims=1)[:, 1:slots + 1]  # [B, S]
+        # Words 1..S of the latest call's line ("" past its end)
+        call_line = tf.maximum(latest, 0)
+        start = tf.gather(tf.reshape(starts, shape), call_line, batch_dims=1)[:, tf.newaxis]  # [B, 1]
+        length = tf.gather(lengths, call_line, batch_dims=1)[:, tf.newaxis]
+        argument = tf.range(1, slots + 1)[tf.newaxis, :]  # [1, S]
+        arguments = tf.gather(raw, tf.where(argument < length, start + argument, tf.shape(line)[0]))  # [B, S]
         asked_for = tf.where(tf.strings.regex_full_match(arguments, "R_.*"), "", arguments)
         same = tf.reduce_all(tf.equal(asked_for, value), axis=1)
         calls = tf.where(latest < 0, 0, tf.where(same, 1, 2))

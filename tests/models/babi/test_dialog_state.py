@@ -87,6 +87,10 @@ def test_each_rule_of_the_state(system) -> None:
     assert words[8] == "state_cuisine_unknown state_location_unknown state_price_unknown state_call_none"
     _, value, _ = DialogStateTracker(rule_spec(system)).state(*_tensors(CASES[:1]))
     assert value.numpy().tolist() == [[b"thai", b"centre", b""]]
+    # An API call with fewer arguments than slots asks for no value of the others (the words after it are not its).
+    short = example([("bot", HELLO), ("user", "thai food"), ("bot", "api_call thai")], "thanks")
+    assert DialogStateTracker(rule_spec(system)).words([short]) == [
+        "state_cuisine_value state_location_unknown state_price_unknown state_call_same"]
 
 
 def _tensors(examples: list[TurnExample]) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
