@@ -95,12 +95,18 @@ class FillingFeatures(tf.Module):
         is_fact = tf.strings.regex_full_match(lines, KB_RESULT_PATTERN)
         result = user & (tf.equal(lines, NO_RESULT) | is_fact)
         ragged = tf.strings.split(lines, sep=" ")
-        words = ragged.to_tensor(default_value="")  # [B, L, S]
         count = tf.cast(ragged.row_lengths(axis=-1).to_tensor(), tf.int32)  # [B, L] words per line
-        width = tf.shape(words)[2]
-        words = tf.pad(words, [[0, 0], [0, 0], [0, tf.maximum(3 - width, 0)]])  # name, attribute, value always there
-        ids = self.word_value.lookup(words)  # [B, L, S] value index, -1 for other words
-        column = tf.range(tf.shape(words)[2])[tf.newaxis, tf.newaxis, :]
+        # The words are looked up and hashed as one flat list; only the integers are laid out [B, L, S], at least
+        # 3 wide (a padded [B, L, S] of strings held 11 (task 5) to 62 (task 6) times as many cells as words).
+        width = tf.maximum(tf.reduce_max(count), 3)
+        shape = tf.stack([batch, length, width])
+
+        def laid_out(values: tf.Tensor, default: tf.Tensor | int) -> tf.Tensor:  # [B, L, S], padded with default
+            return ragged.with_flat_values(values).to_tensor(default_value=default, shape=shape)
+
+        words = ragged[:, :, :3].to_tensor(default_value="", shape=tf.stack([batch, length, 3]))  # [B, L, 3]
+        ids = laid_out(self.word_value.lookup(ragged.flat_values), -1)  # [B, L, S] value index, -1 other words
+        column = tf.range(width)[tf.newaxis, tf.newaxis, :]
 
         # The latest block of KB results: result lines after the last other line that precedes the newest result.
         newest_result = last_index(result)
@@ -124,7 +130,9 @@ class FillingFeatures(tf.Module):
         name_ids = ids[:, :, 0]
         rank_score = tf.where(first, 1.0 / (1.0 + tf.cast(rank, tf.float32)), 0.0)
         # The best-rated result the bot never said (by word hash: names outside the lexicon count too).
-        bot_words = tf.where(bot[..., tf.newaxis], tf.strings.to_hash_bucket_fast(words, 2**62), -1)
+        hashes = laid_out(tf.strings.to_hash_bucket_fast(ragged.flat_values, 2**62),
+                          tf.strings.to_hash_bucket_fast("", 2**62))  # padding: the hash of "", as a padded word
+        bot_words = tf.where(bot[..., tf.newaxis], hashes, -1)
         said = tf.sort(tf.reshape(bot_words, [batch, -1]), axis=1)
         found = tf.searchsorted(said, names, side="left")
         offered = tf.equal(tf.gather(said, tf.minimum(found, tf.shape(said)[1] - 1), batch_dims=1), names)
@@ -135,8 +143,7 @@ class FillingFeatures(tf.Module):
 
         # The restaurant on offer: the first name in the newest bot line that names one.
         name_word = bot[..., tf.newaxis] & tf.gather(self.is_name, tf.where(ids >= 0, ids, values))
-        key = tf.where(name_word, position[..., tf.newaxis] * tf.shape(words)[2] + (tf.shape(words)[2] - 1 - column),
-                       -1)
+        key = tf.where(name_word, position[..., tf.newaxis] * width + (width - 1 - column), -1)
         flat = tf.reshape(key, [batch, -1])
         on_offer = tf.where(tf.reduce_max(flat, axis=1) >= 0,
                             tf.gather(tf.reshape(ids, [batch, -1]), tf.argmax(flat, axis=1, output_type=tf.int32),
@@ -359,8 +366,9 @@ class TemplateServingModule(DialogServingModule):
                         ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
         """The template model's memory, speakers and query (after the words of the tracked ``state``, when
         there is one), and which raw memory lines it keeps [B, M]."""
-        words = tf.strings.split(memory, sep=" ").to_tensor(default_value="")
-        words = tf.pad(words, [[0, 0], [0, 0], [0, tf.maximum(2 - tf.shape(words)[2], 0)]])
+        shape = tf.shape(memory)
+        words = tf.strings.split(memory, sep=" ")[:, :, :2].to_tensor(default_value="",
+                                                                       shape=tf.stack([shape[0], shape[1], 2]))
         result = tf.equal(memory_speaker, "user") & tf.strings.regex_full_match(memory, KB_RESULT_PATTERN)
         kept = tf.not_equal(memory_speaker, "") & ~(result & tf.not_equal(words[:, :, 1], "R_rating"))
         delexicalised = delexicalise(self.type_words, memory)
