@@ -38,6 +38,13 @@ def _per_value(ids: tf.Tensor, mask: tf.Tensor, data: tf.Tensor, values: int, re
     return tf.reshape(out, [batch, values])
 
 
+def _pair_ids(rows: tf.Tensor, values: tf.Tensor) -> tf.Tensor:
+    """[n] one id per distinct (row, value) pair, int32 in [0, n)."""
+    _, value_ids = tf.unique(values, out_idx=tf.int64)
+    _, ids = tf.unique(tf.cast(rows, tf.int64) * tf.cast(tf.size(values), tf.int64) + value_ids)
+    return ids
+
+
 class FillingFeatures(tf.Module):
     """The filling features of candidates in raw dialogs: ``features(memory, memory_speaker, query, ids)`` gives
     [B, G, F] for the candidate indices ``ids`` [B, G] (``len(candidates)``: padding, all zero)."""
@@ -121,22 +128,37 @@ class FillingFeatures(tf.Module):
         value_text = tf.where(single, words[:, :, 2], "")
         digits = tf.strings.regex_full_match(value_text, "[0-9]+")
         rating = tf.strings.to_number(tf.where(digits, value_text, "0"), tf.float64)  # int(value) if isdigit, else 0
-        same = tf.equal(names[:, :, tf.newaxis], names[:, tf.newaxis, :])  # [B, L, L']
-        newer = position[:, :, tf.newaxis] < position[:, tf.newaxis, :]
-        first = rated & ~tf.reduce_any(same & newer & rated[:, tf.newaxis, :], axis=2)
-        ahead = first[:, tf.newaxis, :] & ((rating[:, tf.newaxis, :] > rating[:, :, tf.newaxis])
-                                          | (tf.equal(rating[:, tf.newaxis, :], rating[:, :, tf.newaxis]) & newer))
-        rank = tf.reduce_sum(tf.cast(ahead, tf.int32), axis=2)  # [B, L]
+        # Over the rated lines and their names only, not [B, L, L'] masks of every pair of lines (task 6: 200 lines).
+        # A name's newest rating line is "first"; its rank is its place among its dialog's first lines by rating,
+        # best first, ties newest first.
+        rated_at = tf.where(rated)  # [n, 2] (dialog, line), row-major
+        same_name = _pair_ids(rated_at[:, 0], tf.gather_nd(names, rated_at))
+        newest = tf.math.unsorted_segment_max(rated_at[:, 1], same_name, tf.shape(rated_at)[0])
+        first = tf.scatter_nd(rated_at, tf.equal(rated_at[:, 1], tf.gather(newest, same_name)), [batch, length])
+        first_at = tf.where(first)  # [m, 2]
+        order = tf.argsort(-first_at[:, 1], stable=True)  # newest first, then best rating, then by dialog
+        order = tf.gather(order, tf.argsort(-tf.gather(tf.gather_nd(rating, first_at), order), stable=True))
+        order = tf.gather(order, tf.argsort(tf.gather(first_at[:, 0], order), stable=True))
+        dialog_starts = tf.cumsum(tf.math.bincount(tf.cast(first_at[:, 0], tf.int32), minlength=batch,
+                                                   maxlength=batch), exclusive=True)
+        place = tf.range(tf.size(order)) - tf.gather(dialog_starts, tf.gather(first_at[:, 0], order))
+        first_rank = tf.scatter_nd(order[:, tf.newaxis], place, tf.shape(order))  # [m]
+        rank = tf.scatter_nd(first_at, first_rank, [batch, length])  # [B, L] (0 where not first)
         name_ids = ids[:, :, 0]
         rank_score = tf.where(first, 1.0 / (1.0 + tf.cast(rank, tf.float32)), 0.0)
-        # The best-rated result the bot never said (by word hash: names outside the lexicon count too).
-        hashes = laid_out(tf.strings.to_hash_bucket_fast(ragged.flat_values, 2**62),
-                          tf.strings.to_hash_bucket_fast("", 2**62))  # padding: the hash of "", as a padded word
-        bot_words = tf.where(bot[..., tf.newaxis], hashes, -1)
-        said = tf.sort(tf.reshape(bot_words, [batch, -1]), axis=1)
-        found = tf.searchsorted(said, names, side="left")
-        offered = tf.equal(tf.gather(said, tf.minimum(found, tf.shape(said)[1] - 1), batch_dims=1), names)
-        candidates_rank = tf.where(first & ~offered, rank, 2**30)
+        # The best-rated result the bot never said (by word hash: names outside the lexicon count too): a first
+        # line's (dialog, name) among the (dialog, word) of the bot's words.
+        word_line = tf.cast(ragged.values.value_rowids(), tf.int32)  # [T] each word's line, dialog-major
+        from_bot = tf.gather(tf.reshape(bot, [-1]), word_line)
+        bot_dialogs = tf.boolean_mask(word_line // length, from_bot)
+        bot_hashes = tf.boolean_mask(tf.strings.to_hash_bucket_fast(ragged.flat_values, 2**62), from_bot)
+        keys = _pair_ids(tf.concat([tf.cast(bot_dialogs, tf.int64), first_at[:, 0]], axis=0),
+                         tf.concat([bot_hashes, tf.gather_nd(names, first_at)], axis=0))
+        said = tf.concat([[-1], tf.sort(keys[:tf.size(bot_hashes)])], axis=0)  # -1: never found, never empty
+        asked = keys[tf.size(bot_hashes):]
+        offered = tf.equal(tf.gather(said, tf.minimum(tf.searchsorted(said, asked), tf.size(said) - 1)), asked)
+        candidates_rank = tf.tensor_scatter_nd_update(tf.fill([batch, length], 2**30), first_at,
+                                                      tf.where(offered, 2**30, first_rank))
         best = tf.argmin(candidates_rank, axis=1, output_type=tf.int32)
         best_value = tf.where(tf.reduce_min(candidates_rank, axis=1) < 2**30,
                               tf.gather(name_ids, best, batch_dims=1), -1)

@@ -171,6 +171,19 @@ def test_filling_features_in_tensorflow_ops_equal_the_python_definition(task6, t
     filling = FillingFeatures(lexicon6.types, lexicon6.attributes, candidates, FILL_FEATURES)
     got = candidate_features_of(filling, [moved], np.arange(len(candidates), dtype=np.int32)[np.newaxis])
     np.testing.assert_allclose(got[0], expected, rtol=1e-6)
+    # Ratings: a restaurant rated twice (its newest line counts), and a tie (the newer line ranks first).
+    rated = TurnExample("d", "dstc2", "trn", 1, ("cheap food", "api_call R_cuisine R_location cheap",
+                                                 "the_oak R_rating 9", "the_elm R_rating 5", "the_oak R_rating 5"),
+                        ("user", "bot", "user", "user", "user"), "anything else", "")
+    context = DialogContext.of(lexicon6, rated)
+    expected = np.stack([candidate_features(lexicon6, context, c) for c in candidates])
+    offers = {name: candidates.index(f"{name} is a nice restaurant in the north of town serving thai food")
+              for name in ("the_oak", "the_elm")}
+    ranks = {name: expected[c, FILL_FEATURES.index("rating_rank")] for name, c in offers.items()}
+    assert ranks == pytest.approx({"the_oak": 1.0, "the_elm": 1 / 2})
+    assert expected[offers["the_oak"], FILL_FEATURES.index("best_not_offered")] == 1.0
+    got = candidate_features_of(filling, [rated], np.arange(len(candidates), dtype=np.int32)[np.newaxis])
+    np.testing.assert_allclose(got[0], expected, rtol=1e-6)
     # A restaurant on offer whose attributes the dialog never stated (known from the KB file only).
     offer = TurnExample("d", "dstc2", "trn", 1, ("the_oak is a nice place",), ("bot",), "phone", "")
     context = DialogContext.of(lexicon6, offer)
