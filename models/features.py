@@ -167,7 +167,9 @@ class Featurizer(tf.Module):
         # One empty column so that a dialog's first turn (no memory yet) still has something to gather from.
         memory = tf.pad(memory, [[0, 0], [0, 1]])
         memory_speaker = tf.pad(memory_speaker, [[0, 0], [0, 1]])
-        words = self.sentence_ids(memory)  # [B, M0 + 1, S]
+        # Each distinct line once: a batch of consecutive turns repeats its dialogs' histories line for line.
+        distinct, line = tf.unique(tf.reshape(memory, [-1]))
+        words = tf.gather(self.sentence_ids(distinct), tf.reshape(line, tf.shape(memory)))  # [B, M0 + 1, S]
         speakers = tf.cast(self.speaker_ids.lookup(memory_speaker), tf.int32)  # [B, M0]
         count = tf.reduce_sum(tf.cast(tf.not_equal(memory_speaker, ""), tf.int32), axis=1)  # [B]
         ago = tf.range(self.memory_size, dtype=tf.int32)[tf.newaxis, :]  # [1, M]
