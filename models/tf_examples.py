@@ -25,14 +25,12 @@ def to_tf_example(example: TurnExample, answer_index: int, challenge: str = NO_C
     training turns), with the same message."""
     out = tf.train.Example()
     feature = out.features.feature
-    texts = {"dialog_id": [example.dialog_id], "task": [example.task], "split": [example.split],
-             "challenge": [challenge], "memory": example.memory, "memory_speaker": example.memory_speaker,
-             "query": [example.query], "answer": [example.answer]}
-    for key in ("dialog_id", "task", "split", "challenge"):
-        feature[key].bytes_list.value.extend([v.encode("utf-8") for v in texts[key]])
+    for key, values in (("dialog_id", [example.dialog_id]), ("task", [example.task]), ("split", [example.split]),
+                        ("challenge", [challenge]), ("memory", example.memory),
+                        ("memory_speaker", example.memory_speaker), ("query", [example.query]),
+                        ("answer", [example.answer])):
+        feature[key].bytes_list.value.extend([v.encode("utf-8") for v in values])
     feature["turn"].int64_list.value.append(example.turn)
-    for key in ("memory", "memory_speaker", "query", "answer"):
-        feature[key].bytes_list.value.extend([v.encode("utf-8") for v in texts[key]])
     feature[LABEL_KEY].int64_list.value.append(answer_index)
     return out
 

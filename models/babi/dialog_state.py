@@ -158,22 +158,24 @@ class DialogStateTracker(tf.Module):
         count = shape[0] * shape[1]  # lines, row-major
         split = tf.strings.split(tf.reshape(lines, [-1]), sep=" ")
         raw = tf.concat([split.flat_values, [""]], axis=0)  # [T + 1]: the words, then "" for what no line has
+        none = tf.size(split.flat_values)  # T: the index of that ""
         line = tf.cast(split.value_rowids(), tf.int32)  # [T]
         starts = tf.cast(split.row_starts(), tf.int32)  # [B * L]
-        lengths = tf.cast(split.row_lengths(), tf.int32)
-        lowered = tf.strings.lower(raw[:-1])
+        lengths = tf.reshape(tf.cast(split.row_lengths(), tf.int32), shape)  # [B, L]
+        lowered = tf.strings.lower(split.flat_values)
         spelled = self.spelling.lookup(lowered)
         words = tf.where(tf.equal(spelled, ""), lowered, spelled)
         slot_of = self.value_slot.lookup(words)  # [T]
-        place = tf.range(tf.shape(line)[0]) - tf.gather(starts, line)  # [T] each word's place in its line
-        each = tf.range(slots)[tf.newaxis, tf.newaxis, :]  # [1, 1, S]
+        place = tf.range(none) - tf.gather(starts, line)  # [T] each word's place in its line
+        line_start = tf.reshape(starts, shape)  # [B, L] each line's first word's index
+        each = tf.range(slots)[tf.newaxis, :]  # [1, S]
         # [B, L, S] the place of the slot's last word in a line (-1: none)
-        last = tf.math.unsorted_segment_max(tf.where(tf.equal(slot_of[:, tf.newaxis], each[0]), place[:, tf.newaxis],
-                                                     -1), line, count)
+        last = tf.math.unsorted_segment_max(tf.where(tf.equal(slot_of[:, tf.newaxis], each), place[:, tf.newaxis], -1),
+                                            line, count)
         where = tf.reshape(tf.maximum(last, -1), [shape[0], shape[1], slots])
         has_value = turn[..., tf.newaxis] & (where >= 0)
         # [B, L, S] that word's index among the words (T: none), read at the end for the value
-        value_at = tf.where(where >= 0, tf.reshape(starts, [shape[0], shape[1], 1]) + where, tf.shape(line)[0])
+        value_at = tf.where(where >= 0, line_start[..., tf.newaxis] + where, none)
 
         # "Don't care" of the slot the line names first, else of the one the bot's last question asked for.
         named = self.slot_word.lookup(words)  # [T]
@@ -191,7 +193,7 @@ class DialogStateTracker(tf.Module):
         target = tf.where(named_slot >= 0, named_slot, asked)  # [B, L]
         says = turn & tf.strings.regex_full_match(tf.strings.lower(lines), self.dont_care_pattern)
         # (A line that gives the slot a value too decides it as a value: see ``state`` below.)
-        dont_care = says[..., tf.newaxis] & tf.equal(target[..., tf.newaxis], each[0])
+        dont_care = says[..., tf.newaxis] & tf.equal(target[..., tf.newaxis], each)
 
         decided = last_index(has_value | dont_care, axis=1)  # [B, S] the line that decides each slot
         at = tf.maximum(decided, 0)
@@ -200,16 +202,15 @@ class DialogStateTracker(tf.Module):
         value = tf.where(tf.equal(state, 1), tf.gather(tf.concat([words, [""]], axis=0), pick(value_at)), "")
 
         # The latest API call with arguments: "same" when it asked for each slot's value, or "R_..." for the rest.
-        lengths = tf.reshape(lengths, shape)
-        first_word = tf.gather(raw, tf.where(lengths > 0, tf.reshape(starts, shape), tf.shape(line)[0]))  # [B, L]
+        first_word = tf.gather(raw, tf.where(lengths > 0, line_start, none))  # [B, L]
         call = bot & tf.equal(first_word, API_CALL_PREFIX) & (lengths > 1)
         latest = last_index(call, axis=1)  # [B]
         # Words 1..S of the latest call's line ("" past its end)
         call_line = tf.maximum(latest, 0)
-        start = tf.gather(tf.reshape(starts, shape), call_line, batch_dims=1)[:, tf.newaxis]  # [B, 1]
+        start = tf.gather(line_start, call_line, batch_dims=1)[:, tf.newaxis]  # [B, 1]
         length = tf.gather(lengths, call_line, batch_dims=1)[:, tf.newaxis]
         argument = tf.range(1, slots + 1)[tf.newaxis, :]  # [1, S]
-        arguments = tf.gather(raw, tf.where(argument < length, start + argument, tf.shape(line)[0]))  # [B, S]
+        arguments = tf.gather(raw, tf.where(argument < length, start + argument, none))  # [B, S]
         asked_for = tf.where(tf.strings.regex_full_match(arguments, "R_.*"), "", arguments)
         same = tf.reduce_all(tf.equal(asked_for, value), axis=1)
         calls = tf.where(latest < 0, 0, tf.where(same, 1, 2))

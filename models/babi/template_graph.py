@@ -103,16 +103,12 @@ class FillingFeatures(tf.Module):
         result = user & (tf.equal(lines, NO_RESULT) | is_fact)
         ragged = tf.strings.split(lines, sep=" ")
         count = tf.cast(ragged.row_lengths(axis=-1).to_tensor(), tf.int32)  # [B, L] words per line
-        # The words are looked up and hashed as one flat list; only the integers are laid out [B, L, S], at least
-        # 3 wide (a padded [B, L, S] of strings held 11 (task 5) to 62 (task 6) times as many cells as words).
+        # The words are looked up as one flat list; only the value indices are laid out [B, L, S], at least 3 wide
+        # (a padded [B, L, S] of strings held 11 (task 5) to 62 (task 6) times as many cells as words).
         width = tf.maximum(tf.reduce_max(count), 3)
-        shape = tf.stack([batch, length, width])
-
-        def laid_out(values: tf.Tensor, default: tf.Tensor | int) -> tf.Tensor:  # [B, L, S], padded with default
-            return ragged.with_flat_values(values).to_tensor(default_value=default, shape=shape)
-
         words = ragged[:, :, :3].to_tensor(default_value="", shape=tf.stack([batch, length, 3]))  # [B, L, 3]
-        ids = laid_out(self.word_value.lookup(ragged.flat_values), -1)  # [B, L, S] value index, -1 other words
+        ids = ragged.with_flat_values(self.word_value.lookup(ragged.flat_values)).to_tensor(
+            default_value=-1, shape=tf.stack([batch, length, width]))  # [B, L, S] value index, -1 other words
         column = tf.range(width)[tf.newaxis, tf.newaxis, :]
 
         # The latest block of KB results: result lines after the last other line that precedes the newest result.
@@ -151,7 +147,7 @@ class FillingFeatures(tf.Module):
         word_line = tf.cast(ragged.values.value_rowids(), tf.int32)  # [T] each word's line, dialog-major
         from_bot = tf.gather(tf.reshape(bot, [-1]), word_line)
         bot_dialogs = tf.boolean_mask(word_line // length, from_bot)
-        bot_hashes = tf.boolean_mask(tf.strings.to_hash_bucket_fast(ragged.flat_values, 2**62), from_bot)
+        bot_hashes = tf.strings.to_hash_bucket_fast(tf.boolean_mask(ragged.flat_values, from_bot), 2**62)
         keys = _pair_ids(tf.concat([tf.cast(bot_dialogs, tf.int64), first_at[:, 0]], axis=0),
                          tf.concat([bot_hashes, tf.gather_nd(names, first_at)], axis=0))
         said = tf.concat([[-1], tf.sort(keys[:tf.size(bot_hashes)])], axis=0)  # -1: never found, never empty
