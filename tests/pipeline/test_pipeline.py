@@ -215,10 +215,11 @@ def test_only_a_corpus_with_challenge_sets_is_sliced_by_challenge(corpus: Path, 
 
 
 def test_one_task_alone_trains_with_its_own_presets() -> None:
-    from pipeline.configs import QUICK
+    from pipeline.configs import FULL, QUICK
 
     six = QUICK.for_tasks([6])
     assert (six.template.hops, six.template.embedding_dim, six.template.epochs) == (4, 128, QUICK.template.epochs)
+    assert six.template.fill_epochs == QUICK.template.fill_epochs != FULL.template.fill_epochs  # the profile's
     assert six.template.model == "template" and six.memn2n.match_type and (six.memn2n.hops, six.memn2n.epochs) == (
         4, QUICK.memn2n.epochs)
     assert six.embeddings.learning_rate == 0.001 and not six.embeddings.use_history  # Table 8's task-6 row
