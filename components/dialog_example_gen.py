@@ -99,11 +99,18 @@ def _task_of(tasks: dict[int, TaskFiles], path: str) -> tuple[TaskFiles, str]:
     raise ValueError(f"{path}: not a dialog file of the dialog-bAbI layout")
 
 
-def _candidates(input_base: str, entry: TaskFiles) -> tuple[str, ...]:
+def _candidates_path(input_base: str, entry: TaskFiles) -> str:
     if entry.candidates is None:
         raise FileNotFoundError(f"{input_base}: task {entry.task} has no candidates file")
-    path = posixpath.join(input_base, str(entry.candidates))
+    return posixpath.join(input_base, str(entry.candidates))
+
+
+def _read_candidates(path: str) -> tuple[str, ...]:
     return tuple(babi_format.parse_candidates(_read_text(path), path).candidates)
+
+
+def _candidates(input_base: str, entry: TaskFiles) -> tuple[str, ...]:
+    return _read_candidates(_candidates_path(input_base, entry))
 
 
 def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
@@ -118,6 +125,14 @@ def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
             answer = candidates.get(example.answer, NOT_A_CANDIDATE)
             challenge = turn_challenge(labels[index], example.turn) if labels is not None else NO_CHALLENGE
             yield to_tf_example(example, answer, challenge).SerializeToString()
+
+
+def _job_examples(job: tuple[str, int, str, str, dict[int, dict] | None]) -> Iterator[bytes]:
+    """The tf.Examples of one job (dialog file, task, split, candidates file, labels), the candidate index read
+    where the job runs: a closure over every task's index was pickled again for each bundle (dill, 2.7 of the
+    ExampleGen's 21 s in `make run`)."""
+    path, task, split, candidates, labels = job
+    yield from _file_examples(path, task, split, {c: i for i, c in enumerate(_read_candidates(candidates))}, labels)
 
 
 def _labels(input_base: str, entry: TaskFiles) -> dict[str, dict[int, dict]] | None:
@@ -145,13 +160,12 @@ def _DialogFilesToExamples(pipeline: beam.Pipeline, exec_properties: dict[str, A
         if entry.task not in sidecars:
             sidecars[entry.task] = _labels(input_base, entry)
         labels = sidecars[entry.task]
-        jobs.append((path, entry.task, split, None if labels is None else labels.get(split, {})))
-    index = {task: {c: i for i, c in enumerate(_candidates(input_base, tasks[task]))} for _, task, _, _ in jobs}
+        jobs.append((path, entry.task, split, _candidates_path(input_base, entry),
+                     None if labels is None else labels.get(split, {})))
     return (pipeline
             | "DialogFiles" >> beam.Create(jobs)
             | "Reshuffle" >> beam.Reshuffle()
-            | "TurnExamples" >> beam.FlatMap(lambda job: _file_examples(job[0], job[1], job[2], index[job[1]],
-                                                                        job[3])))
+            | "TurnExamples" >> beam.FlatMap(_job_examples))
 
 
 def corpus_resources(input_base: str, patterns: Sequence[str]) -> CorpusResources:
