@@ -2,14 +2,14 @@
 TFMA's defaults, one JSON line each.
 
     .venv/bin/python benchmarks/evaluator_speed.py [--root pipeline_output] [--data corpora/restaurant] \
-        [--profile quick] [--models template,memn2n,embeddings] [--extractors project,tfma]
+        [--profile quick] [--models template,memn2n] [--extractors project,tfma]
 
 ``--root`` is a pipeline root after ``make run`` (or ``dialog pipeline``) over the corpus ``--data``: the newest
 examples and each model's newest Trainer output are evaluated again, with the pipeline's eval config and the
 splits of ``--profile``, by TFX's Evaluator
 executor in a child process (its seconds, the executor's alone, and its peak RSS are its own). A line gives the
 turns, slices and overall per-response accuracy; ``same_metrics`` says whether every slice's metrics equal
-TFMA's default chain's (when both are run).
+TFMA's default chain's (when both are run). ``--models`` defaults to the profile's (the quick one has no embeddings).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def evaluate(root: Path, data: Path, model_name: str, profile: str, extractors: 
 @click.option("--data", default=str(REPOSITORY / "corpora" / "restaurant"), show_default=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path), help="The corpus the run read.")
 @click.option("--profile", default="quick", show_default=True, type=click.Choice(["quick", "full"]))
-@click.option("--models", default="template,memn2n,embeddings", show_default=True)
+@click.option("--models", default="", help="Comma-separated (default: the profile's models).")
 @click.option("--extractors", default="project,tfma", show_default=True)
 @click.option("--child", hidden=True, default="", help="model:extractors, run in this process (internal).")
 def main(root: Path, data: Path, profile: str, models: str, extractors: str, child: str) -> None:
@@ -87,7 +87,12 @@ def main(root: Path, data: Path, profile: str, models: str, extractors: str, chi
         with tempfile.TemporaryDirectory() as work:
             click.echo(json.dumps(evaluate(root.resolve(), data.resolve(), model_name, profile, chain, Path(work))))
         return
-    for model_name in models.split(","):
+    from pipeline.configs import PROFILES
+
+    for model_name in models.split(",") if models else PROFILES[profile].models:
+        if model_name not in PROFILES[profile].models:
+            raise click.BadParameter(f"the {profile} profile has no {model_name} (it has "
+                                     f"{', '.join(PROFILES[profile].models)})", param_hint="--models")
         results = {}
         for chain in extractors.split(","):
             _, _, out = run([sys.executable, __file__, "--root", str(root.resolve()), "--data", str(data.resolve()),

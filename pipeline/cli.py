@@ -390,7 +390,8 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int | Non
 
 
 @main.command("pipeline")
-@click.option("--quick", is_flag=True, help="The quick profile (few epochs, under 10 minutes here); default: full.")
+@click.option("--quick", is_flag=True,
+              help="The quick profile (few epochs; the template ranker and MemN2N); default: full (every model).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where artifacts, metadata and pushed models go (default ./pipeline_output).")
 @click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
@@ -400,7 +401,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int | Non
               help="A Beam pipeline option, repeatable (default: in-memory DirectRunner).")
 def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
-    from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT
+    from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
     from pipeline.summary import as_json_line, format_table, run_summary
 
@@ -410,9 +411,10 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, 
         raise click.BadParameter(f"expected task numbers separated by commas, got {tasks!r}") from None
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
-        located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile="quick" if quick else "full",
-                      tasks=task_numbers, beam_args=beam_args or DEFAULT_BEAM_ARGS)
-    summary = run_summary(located["metadata"])
+        profile = PROFILES["quick" if quick else "full"]
+        located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=task_numbers,
+                      beam_args=beam_args or DEFAULT_BEAM_ARGS)
+    summary = run_summary(located["metadata"], profile.models)
     click.echo(format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "
                f"{located['pipeline_root']}", err=True)

@@ -1,9 +1,9 @@
 """The `dialog` TFX pipeline: one definition for every orchestrator (local, Kubeflow Pipelines / Vertex AI).
 
 DialogExampleGen -> StatisticsGen -> SchemaGen (inferred, for reference) and ImportSchemaGen (the curated schema)
--> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per model (the template ranker, MemN2N with match
-type, supervised embeddings): Trainer -> Evaluator (TFMA slices, thresholds against the last blessed model of its
-kind) -> AtomicPusher.
+-> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per model of the profile (the template ranker,
+MemN2N with match type, supervised embeddings): Trainer -> Evaluator (TFMA slices, thresholds against the last
+blessed model of its kind) -> AtomicPusher.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from components.data_gate import DialogDataGate
 from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
 from components.dialog_trainer import DialogTrainer
 from models.tf_examples import LABEL_KEY
-from pipeline.configs import CURATED_SCHEMA, MODELS, PIPELINE_NAME, Profile
+from pipeline.configs import CURATED_SCHEMA, PIPELINE_NAME, Profile
 
 METRICS_MODULE = "components.dialog_metrics"
 EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors, minus three costs (its docstring)
@@ -93,7 +93,7 @@ def create_pipeline(
                                anomalies=example_validator.outputs["anomalies"])
     components: list[Any] = [example_gen, statistics_gen, inferred_schema, curated_schema, example_validator,
                              data_gate]
-    for model in MODELS:
+    for model in profile.models:
         name = COMPONENT_NAMES[model]
         trainer = DialogTrainer(examples=example_gen.outputs["examples"],
                                 config=getattr(profile, model)).with_id(f"{name}Trainer")

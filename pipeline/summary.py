@@ -7,6 +7,7 @@ run that just finished whether its components executed or came from the cache.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,12 +96,13 @@ def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
     return seconds
 
 
-def run_summary(metadata_path: Path) -> dict[str, Any]:
-    """The product model's result at the top level (the template ranker, the README's JSON contract); every
-    model's under ``models``."""
+def run_summary(metadata_path: Path, models: Sequence[str] = MODELS) -> dict[str, Any]:
+    """The product model's result at the top level (the template ranker, the README's JSON contract); that of
+    every model the run's profile has (``models``, the product model first) under ``models``: a model an earlier
+    run in the same root trained, and this one did not, is not reported as this run's."""
     store = _store(metadata_path)
-    models = {model: model_summary(store, model) for model in MODELS}
-    return {"model": MODELS[0], **models[MODELS[0]], "models": models, "component_seconds": component_seconds(store)}
+    results = {model: model_summary(store, model) for model in models}
+    return {"model": models[0], **results[models[0]], "models": results, "component_seconds": component_seconds(store)}
 
 
 def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_response_accuracy",

@@ -214,6 +214,21 @@ def test_only_a_corpus_with_challenge_sets_is_sliced_by_challenge(corpus: Path, 
         assert [] in keys and ["task", "split"] in keys and (["challenge"] in keys) == sliced, data
 
 
+def test_a_profile_names_known_models_the_product_model_first() -> None:
+    from dataclasses import replace
+
+    assert replace(TINY, models=("template", "memn2n")).models == ("template", "memn2n")
+    for models in ((), ("memn2n", "template"), ("template", "rnn"), ("template", "memn2n", "memn2n")):
+        with pytest.raises(ValueError, match="models must be some of"):
+            replace(TINY, models=models)
+
+
+def test_the_summary_reports_the_models_of_the_run_alone(finished: dict) -> None:
+    summary = run_summary(finished["metadata"], ("template", "memn2n"))
+    assert list(summary["models"]) == ["template", "memn2n"] and summary["model"] == "template"
+    assert summary["blessed"] == finished["summary"]["blessed"]
+
+
 def test_one_task_alone_trains_with_its_own_presets() -> None:
     from pipeline.configs import FULL, QUICK
 
@@ -232,12 +247,15 @@ def test_the_quick_profile_reports_the_test_sets_of_the_product_model_alone(corp
     from pipeline.pipeline import create_pipeline
     from pipeline.summary import evaluated_splits
 
-    for profile, tested in ((QUICK, {"Template"}), (FULL, {"Template", "MemN2N", "Embeddings"}), (TINY, {
-            "Template", "MemN2N", "Embeddings"})):
+    everyone = ("Template", "MemN2N", "Embeddings")
+    for profile, tested, trained in ((QUICK, {"Template"}, ("Template", "MemN2N")), (FULL, set(everyone), everyone),
+                                     (TINY, set(everyone), everyone)):
         dag = create_pipeline(pipeline_root=str(tmp_path / "root"), data_root=str(corpus),
                               serving_model_dir=str(tmp_path / "serving"), profile=profile)
         splits = {node.id.removesuffix("Evaluator"): json.loads(node.exec_properties["example_splits"])
                   for node in dag.components if node.id.endswith("Evaluator")}
-        assert splits == {name: ["eval", "test"] if name in tested else ["eval"]
-                          for name in ("Template", "MemN2N", "Embeddings")}, profile.name
+        assert splits == {name: ["eval", "test"] if name in tested else ["eval"] for name in trained}, profile.name
+        # A model the profile leaves out has no component at all (the quick profile: no embeddings).
+        assert {node.id for node in dag.components if node.id.startswith(everyone)} == {
+            f"{name}{part}" for name in trained for part in ("Trainer", "LatestBlessedModel", "Evaluator", "Pusher")}
     assert evaluated_splits({"overall": {}, "split=dev": {}, "split=dev,task=babi-1": {}, "task=babi-1": {}}) == ["dev"]
