@@ -90,7 +90,8 @@ FULL = Profile(
 # 47.6k dev turns), so MemN2N, a few epochs into training, would spend about 25 of `make run`'s seconds on 95k
 # test turns (the full profile reports them). The supervised embeddings are left to the full profile: 3 epochs gave
 # 51.30% of dev (75.70% in the full profile) for about 40 of `make run`'s 256 pipeline seconds (Trainer 25-28 s,
-# Evaluator 14-15 s), the difference between the 4 minutes `make run` has and what it took.
+# Evaluator 14-15 s), the difference between the 4 minutes `make run` has and what it took. Their quick settings
+# stay below, for a quick profile that names them again (``replace(QUICK, models=MODELS)``).
 QUICK = replace(FULL, name="quick", template=replace(FULL.template, epochs=3, fill_epochs=3),
                 memn2n=replace(FULL.memn2n, epochs=10),
                 embeddings=replace(FULL.embeddings, epochs=3),
