@@ -132,15 +132,22 @@ def id_dtype(vocabulary_size: int) -> np.dtype:
 
 def with_constant_inputs(model: keras.Model, features: dict[str, np.ndarray], chunk: int = 1024
                          ) -> dict[str, np.ndarray]:
-    """``features`` and the model's weight-independent inputs (``constant_inputs``), computed once."""
+    """``features`` and the model's weight-independent inputs (``constant_inputs``), computed once, a chunk at a
+    time into one array each: the pipeline's 47.6k MemN2N training turns have a [47.6k, 4,800] ``said``, 228 MB,
+    which was held twice while its chunks were concatenated."""
     compute = tf.function(model.constant_inputs)
-    chunks = [{key: value[start:start + chunk] for key, value in features.items()}
-              for start in range(0, len(features["query"]), chunk)]
-    first = compute(chunks[0]) if chunks else {}
-    if not first:  # nothing constant (no match type): no pass over the data
-        return features
-    parts = [first, *(compute(part) for part in chunks[1:])]
-    return {**features, **{key: np.concatenate([part[key].numpy() for part in parts]) for key in first}}
+    size = len(features["query"])
+    arrays: dict[str, np.ndarray] = {}
+    for start in range(0, size, chunk):
+        part = compute({key: value[start:start + chunk] for key, value in features.items()})
+        if not part:  # nothing constant (no match type): no pass over the data
+            return features
+        for key, value in part.items():
+            value = value.numpy()
+            if key not in arrays:
+                arrays[key] = np.empty((size, *value.shape[1:]), value.dtype)
+            arrays[key][start:start + len(value)] = value
+    return {**features, **arrays}
 
 
 def answer_indices(spec: FeatureSpec, examples: Sequence[TurnExample]) -> np.ndarray:

@@ -263,6 +263,19 @@ def test_words_no_training_example_holds_keep_a_zero_embedding(task1, spec: Feat
         assert np.all(weights[unseen] == 0) and np.any(weights[learned] != 0)  # ... but these stay at zero
 
 
+def test_constant_inputs_computed_a_chunk_at_a_time_equal_the_whole_batch(task1, spec: FeatureSpec) -> None:
+    from models.training import with_constant_inputs
+
+    features = featurize(Featurizer(spec), split_examples(task1, "dev")[:70])
+    model = build_model(spec, TrainConfig(match_type=True, hops=1, embedding_dim=8))
+    whole = model.constant_inputs({k: tf.constant(v) for k, v in features.items()})["said"].numpy()
+    chunked = with_constant_inputs(model, features, chunk=16)  # four chunks of 16 and one of 6
+    assert chunked["said"].dtype == whole.dtype and np.array_equal(chunked["said"], whole) and whole.any()
+    assert all(chunked[key] is features[key] for key in features)
+    plain = build_model(spec, TrainConfig(match_type=False, hops=1, embedding_dim=8))
+    assert with_constant_inputs(plain, features, chunk=16) is features  # nothing constant: nothing computed
+
+
 @pytest.mark.parametrize("model_name", ["memn2n", "embeddings"])
 def test_fast_formulations_score_like_the_reference_formulas(task1, spec: FeatureSpec, model_name: str) -> None:
     """The sparse bags and the (candidate, type) pairs give the padded bags' and the [B, C, K] rule's scores,
