@@ -118,11 +118,18 @@ def featurize(featurizer: Featurizer, examples: Sequence[TurnExample], chunk: in
         features = traced(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
                           tf.constant(query, tf.string))
         for key in ("memory", "query"):
-            part = features[key].numpy()
-            if key not in arrays:
-                arrays[key] = np.empty((len(examples), *part.shape[1:]), dtype)
-            arrays[key][start:start + len(part)] = part
+            write_chunk(arrays, key, features[key].numpy(), start, len(examples), dtype)
     return arrays
+
+
+def write_chunk(arrays: dict[str, np.ndarray], key: str, part: np.ndarray, start: int, size: int,
+                dtype: np.dtype | None = None) -> None:
+    """Write the rows ``part`` of ``arrays[key]`` from row ``start``, allocating the array of ``size`` rows (in
+    ``dtype``, else the part's) at its first chunk: chunked results land in one array, never held twice as a list
+    of chunks and their concatenation."""
+    if key not in arrays:
+        arrays[key] = np.empty((size, *part.shape[1:]), part.dtype if dtype is None else dtype)
+    arrays[key][start:start + len(part)] = part
 
 
 def id_dtype(vocabulary_size: int) -> np.dtype:
@@ -143,10 +150,7 @@ def with_constant_inputs(model: keras.Model, features: dict[str, np.ndarray], ch
         if not part:  # nothing constant (no match type): no pass over the data
             return features
         for key, value in part.items():
-            value = value.numpy()
-            if key not in arrays:
-                arrays[key] = np.empty((size, *value.shape[1:]), value.dtype)
-            arrays[key][start:start + len(value)] = value
+            write_chunk(arrays, key, value.numpy(), start, size)
     return {**features, **arrays}
 
 
