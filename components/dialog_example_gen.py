@@ -109,10 +109,6 @@ def _read_candidates(path: str) -> tuple[str, ...]:
     return tuple(babi_format.parse_candidates(_read_text(path), path).candidates)
 
 
-def _candidates(input_base: str, entry: TaskFiles) -> tuple[str, ...]:
-    return _read_candidates(_candidates_path(input_base, entry))
-
-
 def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
                    labels: dict[int, dict] | None = None) -> Iterator[bytes]:
     """tf.Examples of one dialog file; ``labels`` (dialog index -> sidecar label) give the banking challenge."""
@@ -173,7 +169,7 @@ def corpus_resources(input_base: str, patterns: Sequence[str]) -> CorpusResource
     tasks = _corpus_tasks(input_base)
     selected = sorted({_task_of(tasks, path)[0].task for pattern in patterns
                        for path in _matched_files(input_base, pattern)})
-    candidate_sets = {task: _candidates(input_base, tasks[task]) for task in selected}
+    candidate_sets = {task: _read_candidates(_candidates_path(input_base, tasks[task])) for task in selected}
     first = candidate_sets[selected[0]]
     differing = [task for task in selected if candidate_sets[task] != first]
     if differing:
