@@ -18,13 +18,16 @@ import tensorflow as tf
 from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
 
 from data.layout import TaskFiles
+from data.oov_dev import oov_dev
 from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
-from models.examples import TaskData, TurnExample, pad_batch
+from models.examples import TaskData, TurnExample, dialogs_examples, pad_batch
 from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots, tokenize
 from models.memn2n import MemN2N
 from models.metrics import percent
 from models.presets import TRAINING_DEFAULTS, embeddings_preset, memn2n_preset
 from models.serving.export import DialogServingModule, export, prepare_output
+
+OOV_DEV_SPLIT = "dev-OOV"  # the ``split`` of the OOV dev set's examples
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class TrainConfig:
     shared_embeddings: bool = False
     # Stop when dev accuracy has not improved for this many epochs (None: run every epoch).
     patience: int | None = None
+    # Choose the epoch on the mean of dev and an OOV dev made from dev alone (data.oov_dev: its KB entities swapped
+    # for ones no training dialog holds), not on dev alone, which cannot see the OOV test sets. Used by `train` when
+    # the task's KB has entities no training dialog holds; otherwise dev alone.
+    select_on_oov_dev: bool = False
     # Template ranker only: epochs of its filler, and whether its template model reads the tracked dialog state
     # (models.babi.dialog_state; False: the ablation).
     fill_epochs: int = 10
@@ -247,6 +254,9 @@ def top_candidates(model: keras.Model, features: dict[str, np.ndarray], size: in
 class BestOnDev(keras.callbacks.Callback):
     """Per-response accuracy on dev after each epoch; the best epoch's weights are restored at the end.
 
+    With ``oov`` (an OOV dev set's features and labels, ``data.oov_dev``) the epoch's score is the mean of the two
+    accuracies, so an epoch is chosen for the OOV test sets as well as the plain ones; both are in the history.
+
     With ``patience``, training stops once that many epochs in a row have not beaten the best. Training also stops
     at the first epoch with every dev answer right: no later epoch can beat it (the best must be strictly better),
     so the model kept is the same as after every epoch, and the template model (100% of dev after one epoch on
@@ -254,9 +264,10 @@ class BestOnDev(keras.callbacks.Callback):
     evaluation seconds apart."""
 
     def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 1024,
-                 patience: int | None = None) -> None:
+                 patience: int | None = None, oov: tuple[dict[str, np.ndarray], np.ndarray] | None = None) -> None:
         super().__init__()
         self.features, self.labels, self.batch_size, self.patience = features, labels, batch_size, patience
+        self.oov = oov
         self.best_accuracy, self.best_epoch, self.best_weights = -1.0, -1, None
         self.history: list[dict[str, float]] = []
         self._started = 0.0
@@ -271,18 +282,23 @@ class BestOnDev(keras.callbacks.Callback):
             raise TrainingDiverged(f"training diverged: the loss became {loss} in epoch {epoch + 1}; lower the "
                                    "learning rate (--learning-rate)")
         started = time.perf_counter()
-        predicted = top_candidates(self.model, self.features, len(self.labels), self.batch_size)
-        accuracy = percent(predicted == self.labels)
-        self.history.append({"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),
-                             "dev_per_response_accuracy": accuracy, "seconds": seconds,
-                             "eval_seconds": time.perf_counter() - started})
+        accuracy = self._accuracy(self.features, self.labels)
+        entry = {"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),
+                 "dev_per_response_accuracy": accuracy}
+        if self.oov is not None:
+            entry["oov_dev_per_response_accuracy"] = self._accuracy(*self.oov)
+            accuracy = (accuracy + entry["oov_dev_per_response_accuracy"]) / 2
+        self.history.append({**entry, "seconds": seconds, "eval_seconds": time.perf_counter() - started})
         if logs is not None:
-            logs["dev_per_response_accuracy"] = accuracy
+            logs.update({key: value for key, value in entry.items() if key.endswith("accuracy")})
         if accuracy > self.best_accuracy:
             self.best_accuracy, self.best_epoch, self.best_weights = accuracy, epoch + 1, self.model.get_weights()
             self.model.stop_training = self.model.stop_training or accuracy >= 100.0
         elif self.patience is not None and epoch + 1 - self.best_epoch >= self.patience:
             self.model.stop_training = True
+
+    def _accuracy(self, features: dict[str, np.ndarray], labels: np.ndarray) -> float:
+        return percent(top_candidates(self.model, features, len(labels), self.batch_size) == labels)
 
     def on_train_end(self, logs: dict | None = None) -> None:
         if self.best_weights is not None:
@@ -307,26 +323,38 @@ def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | Non
             raise ValueError(f"{task.files.splits[split]}: no dialog with a bot turn, nothing to "
                              f"{'train on' if split == 'trn' else 'select the best epoch on'}")
     spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
-    return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k)}
+    oov = oov_dev_examples(task) if config.select_on_oov_dev else None
+    return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k, oov_dev=oov)}
+
+
+def oov_dev_examples(task: TaskData) -> list[TurnExample] | None:
+    """The examples of ``task``'s OOV dev set (``data.oov_dev``), or None when its KB has no entity that the
+    training dialogs do not hold (no KB, or a KB training covers: nothing to swap in)."""
+    made = oov_dev(task.dialogs["dev"], task.dialogs["trn"], task.facts, task.candidates)
+    return dialogs_examples(made.dialogs, task.task, OOV_DEV_SPLIT) or None
 
 
 def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
                    out: str | Path | None = None, verbose: int = 0, log_dir: str | None = None,
-                   top_k: int = 10, strategy: tf.distribute.Strategy | None = None) -> dict[str, Any]:
+                   top_k: int = 10, strategy: tf.distribute.Strategy | None = None,
+                   oov_dev: Sequence[TurnExample] | None = None) -> dict[str, Any]:
     """The training loop shared by ``dialog train`` and the TFX Trainer: fit on ``trn``, keep the best epoch
-    on ``dev``, export the serving module (returning the ``top_k`` best candidates) to ``out``."""
+    on ``dev`` (and ``oov_dev``, when given), export the serving module (returning the ``top_k`` best candidates)
+    to ``out``."""
     if out is not None:
         prepare_output(out)
-    model, summary = fit(spec, trn, dev, config, verbose, log_dir, strategy)
+    model, summary = fit(spec, trn, dev, config, verbose, log_dir, strategy, oov_dev)
     if out is not None:
         export(DialogServingModule(spec, model, top_k=top_k), out)
     return summary
 
 
 def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
-        verbose: int = 0, log_dir: str | None = None, strategy: tf.distribute.Strategy | None = None
-        ) -> tuple[keras.Model, dict[str, Any]]:
+        verbose: int = 0, log_dir: str | None = None, strategy: tf.distribute.Strategy | None = None,
+        oov_dev: Sequence[TurnExample] | None = None) -> tuple[keras.Model, dict[str, Any]]:
     """Fit on ``trn`` and keep the best epoch on ``dev``: the model (its best weights) and the summary.
+
+    With ``oov_dev`` (an OOV dev set, ``data.oov_dev``) the best epoch is the best mean of the two accuracies.
 
     The model is built and fitted under ``strategy`` (default: the one in scope, so a caller inside
     ``MirroredStrategy().scope()`` trains on every replica); ``config.batch_size`` is the global batch."""
@@ -343,7 +371,9 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
         model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                       loss=training_loss(config))
     x_trn, x_dev = with_constant_inputs(model, x_trn), with_constant_inputs(model, x_dev)
-    best = BestOnDev(x_dev, y_dev, patience=config.patience)
+    oov = (with_constant_inputs(model, featurize(featurizer, oov_dev)), answer_indices(spec, oov_dev)) if oov_dev \
+        else None
+    best = BestOnDev(x_dev, y_dev, patience=config.patience, oov=oov)
     callbacks: list[keras.callbacks.Callback] = [best]
     if log_dir:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))
@@ -354,7 +384,10 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
         "config": asdict(config), "train_examples": len(trn), "dev_examples": len(dev),
         "vocabulary_size": len(spec.vocabulary), "candidates": len(spec.candidates), "memory_size": spec.memory_size,
         "match_type_used": bool(config.match_type and spec.types),
-        "best_epoch": best.best_epoch, "dev_per_response_accuracy": round(best.best_accuracy, 2),
+        "best_epoch": best.best_epoch,
+        **{key: round(value, 2) for key, value in best.history[best.best_epoch - 1].items()
+           if key.endswith("dev_per_response_accuracy")},
+        "oov_dev_examples": len(oov_dev or ()),
         "replicas": strategy.num_replicas_in_sync,
         "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
     }

@@ -244,6 +244,9 @@ def _task_files(data: Path, task: int):
 @click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
 @click.option("--only-learned-words", is_flag=True,
               help="MemN2N: words no training dialog holds (OOV entities) keep a zero embedding.")
+@click.option("--select-on-oov-dev", is_flag=True,
+              help="Choose the epoch on the mean of dev and an OOV dev made from it (its KB entities swapped for "
+                   "ones no training dialog holds), not on dev alone.")
 @click.option("--epochs", type=click.IntRange(min=1), help="At most this many epochs (default: the shared one).")
 @click.option("--batch-size", type=click.IntRange(min=1), help="Examples per step (default: the shared one).")
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -256,8 +259,8 @@ def _task_files(data: Path, task: int):
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
-          only_learned_words: bool, epochs: int | None, batch_size: int | None, seed: int, with_history: bool,
-          out: str, log_dir: str | None) -> None:
+          only_learned_words: bool, select_on_oov_dev: bool, epochs: int | None, batch_size: int | None, seed: int,
+          with_history: bool, out: str, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
     from models.serving.export import prepare_output
     from models.training import TrainConfig
@@ -268,7 +271,8 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                                                ("epochs", epochs), ("batch_size", batch_size))
                  if value is not None}
     common = {"match_type": match_type, "seed": seed,
-              "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words, **overrides}
+              "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words,
+              "select_on_oov_dev": select_on_oov_dev, **overrides}
     from data.babi_format import FormatError
 
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training

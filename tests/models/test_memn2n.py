@@ -211,6 +211,36 @@ def test_best_on_dev_stops_at_the_first_perfect_epoch_which_nothing_can_beat() -
     assert _epochs_run([1, 2, 2, 3], patience=4) == (4, 4, [3])
 
 
+class _ScriptedTwoSets(_Scripted):
+    """Scripted answers on two sets told apart by their ``which`` feature: dev (0) and an OOV dev set (1)."""
+
+    def __init__(self, dev: list[int], oov: list[int]) -> None:
+        self.sets = (dev, oov)
+
+    def predict_on_batch(self, features):
+        right = self.sets[int(features["which"][0])][self.epoch]
+        return np.array([[0.0, 1.0] if turn < right else [1.0, 0.0] for turn in range(3)])
+
+
+def test_best_on_dev_with_an_oov_dev_set_chooses_on_the_mean_of_both() -> None:
+    from models.training import BestOnDev
+
+    labels = np.array([1, 1, 1])
+    model = _ScriptedTwoSets(dev=[3, 3, 3, 2], oov=[0, 2, 1, 3])
+    callback = BestOnDev({"which": np.zeros(3)}, labels, oov=({"which": np.ones(3)}, labels))
+    callback.set_model(model)
+    for epoch in range(4):
+        model.epoch = epoch
+        callback.on_epoch_begin(epoch)
+        callback.on_epoch_end(epoch, {"loss": 1.0})
+        assert not model.stop_training  # dev is perfect from the first epoch, the OOV dev set is not
+    callback.on_train_end()
+    # means 50, 83.3, 66.7, 83.3: epoch 2 (the first of the best), not epoch 1 (dev alone) nor 4 (OOV alone)
+    assert callback.best_epoch == 2 and model.restored == [1]
+    assert [round(e["oov_dev_per_response_accuracy"]) for e in callback.history] == [0, 67, 33, 100]
+    assert [round(e["dev_per_response_accuracy"]) for e in callback.history] == [100, 100, 100, 67]
+
+
 def test_a_corpus_without_a_kb_trains_without_match_type_and_reports_hits_at_10(tmp_path: Path) -> None:
     dialog = ("1 hi\thello how can i help\n2 a table for two tonight\tsure , what time ?\n"
               "3 eight please\tbooked for eight\n4 thanks\tyou are welcome\n")

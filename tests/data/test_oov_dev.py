@@ -1,0 +1,69 @@
+"""The OOV dev set: dev dialogs with their KB entities swapped for ones no training dialog holds."""
+
+from __future__ import annotations
+
+from data.babi_format import parse_dialogs, parse_kb
+from data.oov_dev import entity_word_map, oov_dev, swap_dialog
+
+# Two "KBs" as the public KB file lists them: cuisines and locations apart, prices and party sizes shared.
+KB = parse_kb("".join(
+    f"1 resto_{location}_{price}_{cuisine} R_{attribute}\t{value}\n"
+    for cuisine, location in (("italian", "rome"), ("thai", "paris"), ("korean", "seoul"), ("french", "tokyo"))
+    for price in ("cheap", "expensive")
+    for attribute, value in (("cuisine", cuisine), ("location", location), ("price", price), ("number", "two"),
+                             ("phone", f"resto_{location}_{price}_{cuisine}_phone"))))
+FACTS = [(f.entity, f.attribute, f.value) for f in KB.facts]
+TRN = parse_dialogs("1 i love italian food in rome\tok let me look into some options for you\n"
+                    "2 <SILENCE>\tapi_call italian rome two cheap\n"
+                    "3 resto_rome_cheap_italian R_phone resto_rome_cheap_italian_phone\n"
+                    "4 and thai in paris\tapi_call thai paris two expensive\n\n").dialogs
+DEV = parse_dialogs("1 thai  food in paris please\tok let me look into some options for you\n"
+                    "2 <SILENCE>\tapi_call thai paris two expensive\n"
+                    "3 resto_paris_expensive_thai R_phone resto_paris_expensive_thai_phone\n"
+                    "4 the phone please\there it is resto_paris_expensive_thai_phone\n\n").dialogs
+CANDIDATES = ["ok let me look into some options for you",
+              *(f"api_call {c} {loc} two {p}" for c, loc in (("korean", "seoul"), ("french", "tokyo"))
+                for p in ("cheap", "expensive")),
+              *(f"here it is resto_{loc}_{p}_{c}_phone" for c, loc in (("korean", "seoul"), ("french", "tokyo"))
+                for p in ("cheap", "expensive"))]
+
+
+def test_known_entities_map_to_unseen_ones_of_the_same_kind_and_restaurant() -> None:
+    words = entity_word_map(FACTS, {w for d in TRN for line in d.lines for w in line.render().split()})
+    assert words["italian"] in {"korean", "french"} and words["thai"] in {"korean", "french"}
+    assert words["rome"] in {"seoul", "tokyo"} and "cheap" not in words and "two" not in words  # shared values
+    # the restaurant goes to the unseen one with its mapped cuisine, location and price, its phone with it
+    target = f"resto_{words['paris']}_expensive_{words['thai']}"
+    assert words["resto_paris_expensive_thai"] == target
+    assert words["resto_paris_expensive_thai_phone"] == f"{target}_phone"
+
+
+def test_every_line_is_swapped_word_for_word_and_its_spacing_kept() -> None:
+    made = oov_dev(DEV, TRN, FACTS, CANDIDATES)
+    assert made.left_out == 0 and len(made.dialogs) == 1
+    swapped = made.dialogs[0]
+    cuisine, location = made.words["thai"], made.words["paris"]
+    assert swapped.lines[0].user == f"{cuisine}  food in {location} please"  # the double space kept
+    assert swapped.lines[1].bot == f"api_call {cuisine} {location} two expensive"
+    target = made.words["resto_paris_expensive_thai"]
+    assert swapped.lines[2].text == f"{target} R_phone {target}_phone"
+    assert [line.id for line in swapped.lines] == [1, 2, 3, 4]
+    known = {w for d in TRN for line in d.lines for w in line.render().split()}
+    entities = {w for _, _, value in FACTS for w in [value]} | {entity for entity, _, _ in FACTS}
+    said = {w for line in swapped.lines for w in line.render().split()}
+    assert not (said & known & entities - {"two", "cheap", "expensive"})  # no entity training holds is left
+
+
+def test_a_dialog_whose_swapped_answer_is_no_candidate_is_left_out_and_counted() -> None:
+    made = oov_dev(DEV, TRN, FACTS, CANDIDATES[:1])
+    assert made.dialogs == [] and made.left_out == 1
+
+
+def test_nothing_unseen_gives_an_empty_set() -> None:
+    covered = TRN + parse_dialogs("".join(f"1 x\ty {entity} {value}\n\n" for entity, _, value in FACTS)).dialogs
+    made = oov_dev(DEV, covered, FACTS, CANDIDATES)
+    assert made.words == {} and made.dialogs == [] and made.left_out == 1
+
+
+def test_an_empty_map_leaves_a_dialog_as_it_was() -> None:
+    assert swap_dialog(DEV[0], {}) == DEV[0]
