@@ -29,6 +29,12 @@ EMBEDDINGS_TABLE8: dict[int, dict[str, float | int | bool]] = {
 # not used: under Adam it diverges on task 5 (loss 0.81 -> 1.50 between epochs 2 and 3).
 TRAINING_DEFAULTS: dict[str, float | int] = {"learning_rate": 0.005, "batch_size": 128, "epochs": 30}
 
+# The smaller step Table 2's MemN2N rows also try where an OOV dev set exists (data.oov_dev), keeping the better on
+# dev and OOV dev: the step of the table before the defaults above (Adam 0.001, batches of 32, 12 epochs). The
+# defaults were chosen on dev, which holds no unseen entity; on task 1 they cost the OOV test set 3 points (five
+# seeds: 76.5 against 79.6 without match type), and the OOV dev set sees it (seed 0: 79.7 against 82.8).
+OOV_DEV_STEP: dict[str, float | int] = {"learning_rate": 0.001, "batch_size": 32, "epochs": 12}
+
 
 def memn2n_preset(task: int) -> dict[str, float | int]:
     """Table 9's row for a task; tasks beyond 6 take task 6's (real dialogs). Its learning rate is the paper's;
