@@ -26,8 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from data.corpus import Dialog, KBResult, Turn
-
-Fact = tuple[str, str, str]
+from data.facts import Fact
 
 
 @dataclass(frozen=True)
@@ -62,9 +61,9 @@ def entity_word_map(facts: Iterable[Fact], known_words: set[str]) -> dict[str, s
     target_items = [set(attributes[t].items()) for t in targets]
     for entity in sorted(attributes):
         own = attributes[entity]
+        if not targets or not any(v in words for a, v in own.items() if a in categorical):
+            continue  # none of its attributes is swapped (or nothing unseen to swap it for)
         wanted = {(a, words.get(v, v)) for a, v in own.items() if a in categorical}
-        if entity in words or not any(v in words for a, v in own.items() if a in categorical) or not targets:
-            continue
         target = targets[max(range(len(targets)), key=lambda i: (len(wanted & target_items[i]), -i))]
         words[entity] = target
         for attribute, value in own.items():
