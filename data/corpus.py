@@ -90,6 +90,12 @@ class Dialog:
     def kb_results(self) -> list[KBResult]:
         return [line for line in self.lines if isinstance(line, KBResult)]
 
+    @property
+    def texts(self) -> list[str]:
+        """Every text of the dialog in file order: each turn's user and bot utterances, each KB result line."""
+        return [text for line in self.lines
+                for text in ((line.user, line.bot) if isinstance(line, Turn) else (line.text,))]
+
     @classmethod
     def build(cls, items: list[tuple[str, str] | str]) -> Dialog:
         """A dialog from ``(user, bot)`` pairs and KB result strings, numbering the lines from 1."""

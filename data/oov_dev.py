@@ -42,11 +42,12 @@ def entity_word_map(facts: Iterable[Fact], known_words: set[str]) -> dict[str, s
     """word -> unseen word of the same kind (see the module's docstring); empty when nothing is unseen."""
     attributes: dict[str, dict[str, str]] = defaultdict(dict)  # entity -> attribute -> value
     owners: dict[tuple[str, str], set[str]] = defaultdict(set)  # (attribute, value) -> entities
-    for entity, attribute, value in facts:
-        if " " in value.strip() or not value.strip():
+    for entity, attribute, raw in facts:
+        value = raw.strip()
+        if " " in value or not value:
             continue  # several words: never one token of an utterance
-        attributes[entity].setdefault(attribute, value.strip())
-        owners[(attribute, value.strip())].add(entity)
+        attributes[entity].setdefault(attribute, value)
+        owners[(attribute, value)].add(entity)
     values: dict[str, set[str]] = defaultdict(set)
     for attribute, value in owners:
         values[attribute].add(value)
@@ -85,8 +86,7 @@ def swap_dialog(dialog: Dialog, words: dict[str, str]) -> Dialog:
 
 def oov_dev(dev: Sequence[Dialog], trn: Sequence[Dialog], facts: Iterable[Fact], candidates: Iterable[str]) -> OovDev:
     """``dev`` with its KB entities swapped for ones the ``trn`` dialogs never hold (see the module's docstring)."""
-    known = {word for dialog in trn for line in dialog.lines
-             for text in ((line.user, line.bot) if isinstance(line, Turn) else (line.text,)) for word in text.split()}
+    known = {word for dialog in trn for text in dialog.texts for word in text.split()}
     words = entity_word_map(facts, known)
     if not words:
         return OovDev([], len(dev), words)

@@ -18,7 +18,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from data import babi_format
-from data.corpus import Dialog, KBResult, Turn
+from data.corpus import Dialog, KBResult
 from data.facts import Fact, dialog_facts, kb_file_facts
 from data.layout import TaskFiles
 
@@ -147,8 +147,7 @@ class TaskData:
 
     def sentences(self, split: str = "trn") -> list[str]:
         """Every utterance and KB result line of a split's dialogs (the vocabulary's source)."""
-        return [text for dialog in self.dialogs.get(split, []) for line in dialog.lines
-                for text in ((line.user, line.bot) if isinstance(line, Turn) else (line.text,))]
+        return [text for dialog in self.dialogs.get(split, []) for text in dialog.texts]
 
 
 def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -49,7 +49,7 @@ def test_every_line_is_swapped_word_for_word_and_its_spacing_kept() -> None:
     assert swapped.lines[2].text == f"{target} R_phone {target}_phone"
     assert [line.id for line in swapped.lines] == [1, 2, 3, 4]
     known = {w for d in TRN for line in d.lines for w in line.render().split()}
-    entities = {w for _, _, value in FACTS for w in [value]} | {entity for entity, _, _ in FACTS}
+    entities = {value for _, _, value in FACTS} | {entity for entity, _, _ in FACTS}
     said = {w for line in swapped.lines for w in line.render().split()}
     assert not (said & known & entities - {"two", "cheap", "expensive"})  # no entity training holds is left
 
