@@ -186,43 +186,41 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
     return fit
 
 
-def _neural(method: str) -> Method:
+def _embeddings(task: TaskData, work: Path, epochs: int) -> Fitted:
+    """Table 8 as it is (its learning rates work with Adam here)."""
+    directory = work / f"task{task.task}-embeddings"
+    summary = train(task, TrainConfig.paper(task.task, model="embeddings", epochs=epochs), out=directory)
+    note = (f"best epoch {summary['best_epoch']}/{epochs} on dev ({summary['dev_per_response_accuracy']}%), "
+            f"{summary['train_seconds']} s")
+    return Fitted(SavedModelRanker(directory), note)
+
+
+def _memn2n(method: str) -> Method:
+    """A MemN2N row (``memn2n`` or ``memn2n_match``): words no training dialog holds (OOV entities) at a zero
+    embedding (T1 OOV 94.54 -> 97.02), the epoch chosen on dev and the OOV dev set (``data.oov_dev``), and, where
+    that set exists, the optimiser step too: the shared defaults, or :data:`OOV_DEV_STEP` (what the shared defaults
+    cost the OOV test sets, dev alone cannot see; the OOV dev set can)."""
     def fit(task: TaskData, work: Path, epochs: int) -> Fitted:
-        if method == "embeddings":  # Table 8 as it is (its learning rates work with Adam here)
-            config = TrainConfig.paper(task.task, model="embeddings", epochs=epochs)
-        else:  # words no training dialog holds (OOV entities) keep a zero embedding: T1 OOV 94.54 -> 97.02
-            return _memn2n(task, work, epochs, method)
-        directory = work / f"task{task.task}-{method}"
-        summary = train(task, config, out=directory)
-        note = (f"best epoch {summary['best_epoch']}/{epochs} on dev ({summary['dev_per_response_accuracy']}%), "
-                f"{summary['train_seconds']} s")
+        config = TrainConfig.paper(task.task, match_type=method == "memn2n_match", epochs=epochs,
+                                   only_learned_words=True, select_on_oov_dev=True)
+        configs = [config]
+        if oov_dev_examples(task):
+            configs.append(replace(config, **{**OOV_DEV_STEP, "epochs": min(epochs, OOV_DEV_STEP["epochs"])}))
+        runs = []
+        for number, variant in enumerate(configs):
+            directory = work / f"task{task.task}-{method}{'' if number == 0 else '-step' + str(number)}"
+            summary = train(task, variant, out=directory)
+            runs.append((_selection_score(summary), -number, directory, variant, summary))
+        _, _, directory, variant, summary = max(runs)  # a tie keeps the shared defaults (the first)
+        oov = summary.get("oov_dev_per_response_accuracy")
+        note = (f"Adam {variant.learning_rate} in batches of {variant.batch_size}"
+                + (f" (chosen over {len(runs) - 1} other step on dev and OOV dev)" if len(runs) > 1 else "")
+                + f"; best epoch {summary['best_epoch']}/{variant.epochs} on dev "
+                + f"({summary['dev_per_response_accuracy']}%" + (f") and OOV dev ({oov}%" if oov is not None else "")
+                + f"), {sum(run[4]['train_seconds'] for run in runs):.1f} s; unseen words zero")
         return Fitted(SavedModelRanker(directory), note)
 
     return fit
-
-
-def _memn2n(task: TaskData, work: Path, epochs: int, method: str) -> Fitted:
-    """A MemN2N row: unseen words at zero, the epoch chosen on dev and the OOV dev set (``data.oov_dev``), and,
-    where that set exists, the optimiser step too: the shared defaults, or :data:`OOV_DEV_STEP` (what the shared
-    defaults cost the OOV test sets, dev alone cannot see; the OOV dev set can)."""
-    config = TrainConfig.paper(task.task, match_type=method == "memn2n_match", epochs=epochs,
-                               only_learned_words=True, select_on_oov_dev=True)
-    configs = [config]
-    if oov_dev_examples(task):
-        configs.append(replace(config, **{**OOV_DEV_STEP, "epochs": min(epochs, OOV_DEV_STEP["epochs"])}))
-    runs = []
-    for number, variant in enumerate(configs):
-        directory = work / f"task{task.task}-{method}{'' if number == 0 else '-step' + str(number)}"
-        summary = train(task, variant, out=directory)
-        runs.append((_selection_score(summary), -number, directory, variant, summary))
-    _, _, directory, variant, summary = max(runs)  # a tie keeps the shared defaults (the first)
-    oov = summary.get("oov_dev_per_response_accuracy")
-    note = (f"Adam {variant.learning_rate} in batches of {variant.batch_size}"
-            + (f" (chosen over {len(runs) - 1} other step on dev and OOV dev)" if len(runs) > 1 else "")
-            + f"; best epoch {summary['best_epoch']}/{variant.epochs} on dev ({summary['dev_per_response_accuracy']}%"
-            + (f") and OOV dev ({oov}%" if oov is not None else "")
-            + f"), {sum(run[4]['train_seconds'] for run in runs):.1f} s; unseen words zero")
-    return Fitted(SavedModelRanker(directory), note)
 
 
 def _selection_score(summary: dict) -> float:
@@ -247,8 +245,8 @@ def _template_memn2n_learned_filling(task: TaskData, work: Path, epochs: int) ->
 # The registry of Table 2's methods, in the table's column order.
 METHODS: dict[str, Method] = {
     "rule_based": _rule_based, "tfidf": _tfidf(False), "tfidf_type": _tfidf(True),
-    "nearest_neighbour": _nearest_neighbour, "embeddings": _neural("embeddings"), "memn2n": _neural("memn2n"),
-    "memn2n_match": _neural("memn2n_match"), "template_memn2n": _template_memn2n(),
+    "nearest_neighbour": _nearest_neighbour, "embeddings": _embeddings, "memn2n": _memn2n("memn2n"),
+    "memn2n_match": _memn2n("memn2n_match"), "template_memn2n": _template_memn2n(),
     **{f"template_memn2n-no_{name}": _template_memn2n((name,)) for name in POLICY_FEATURES},
     "template_memn2n-no_policy_features": _template_memn2n(POLICY_FEATURES),
     "template_memn2n-no_dialog_state": _template_memn2n(dialog_state=False),
