@@ -22,7 +22,7 @@ from models.features import (
     time_word,
     tokenize,
 )
-from models.memn2n import bag_of_embeddings, match_type_scores, matched_entity_types
+from models.memn2n import bag_of_embeddings, match_type_scores, matched_entity_types, summed_rows
 from models.serving.evaluate import evaluate
 from models.serving.explain import explain_turns
 from models.serving.export import DialogServingModule, export
@@ -324,6 +324,30 @@ def test_fast_formulations_score_like_the_reference_formulas(task1, spec: Featur
                                   scorer, model.typed.type_word_ids)
     np.testing.assert_allclose(model.typed.scores(state, scorer, model.typed.said(features)).numpy(),
                                reference.numpy(), atol=1e-5)
+
+
+def test_summed_rows_train_like_a_keras_embedding_layer() -> None:
+    """Adam steps the sparse bags' embeddings as it steps a padded ``keras.layers.Embedding``'s: a word said twice in
+    a batch has two gradient rows, whose squares Adam's second moment sums (one row, their sum, would step it less)."""
+    ids = np.array([[1, 1, 2], [3, 1, 0]])  # word 1 twice in the first bag, padding in the second
+    target = tf.random.normal([2, 4], seed=3)
+    tables = []
+    for sparse in (True, False):
+        keras.utils.set_random_seed(0)
+        embedding = keras.layers.Embedding(5, 4)
+        embedding.build()
+        optimizer = keras.optimizers.Adam(learning_rate=0.1)
+        with tf.GradientTape() as tape:
+            if sparse:
+                rows, columns = np.nonzero(ids)
+                bags = summed_rows(embedding, tf.constant(ids[rows, columns]), tf.constant(rows), 2)
+            else:
+                bags = keras.ops.sum(embedding(ids) * tf.cast(ids > 0, tf.float32)[..., None], axis=1)
+            loss = tf.reduce_sum(bags * target)
+        optimizer.apply_gradients(zip(tape.gradient(loss, embedding.trainable_variables),
+                                      embedding.trainable_variables))
+        tables.append(keras.ops.convert_to_numpy(embedding.embeddings))
+    np.testing.assert_allclose(tables[0], tables[1], atol=1e-6)
 
 
 def test_the_training_loss_is_keras_sparse_categorical_cross_entropy() -> None:
