@@ -38,8 +38,9 @@ class KeepRowsInitializer(keras.initializers.Initializer):
         return self.keep(self.inner(shape, dtype=dtype))
 
 
-def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor) -> tf.Tensor:
-    """[..., S] int ids -> [..., d]: the sum of the word embeddings, padding (id 0) excluded.
+def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor, per_occurrence: bool = False) -> tf.Tensor:
+    """[..., S] int ids -> [..., d]: the sum of the word embeddings, padding (id 0) excluded (``per_occurrence``:
+    :func:`summed_rows`).
 
     Only the non-padding ids are looked up (:func:`summed_rows`): a task-5 memory is a quarter full and its
     sentences a third of the sentence size, so the padded formulation gathered, and back-propagated through,
@@ -48,20 +49,26 @@ def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor) -> tf.T
     shape = tf.shape(ids)
     rows = tf.reshape(ids, [-1, shape[-1]])
     where = tf.where(rows > 0)  # [n, 2]: (sentence, position) of every real word
-    sums = summed_rows(embedding, tf.gather_nd(rows, where), where[:, 0], tf.shape(rows)[0])
+    sums = summed_rows(embedding, tf.gather_nd(rows, where), where[:, 0], tf.shape(rows)[0], per_occurrence)
     return tf.reshape(sums, tf.concat([shape[:-1], [embedding.output_dim]], axis=0))
 
 
-def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tensor, count: tf.Tensor) -> tf.Tensor:
-    """[count, d]: bag b's sum of the embeddings of the ``ids`` whose ``bags`` entry is b.
+def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tensor, count: tf.Tensor,
+                per_occurrence: bool = False) -> tf.Tensor:
+    """[count, d]: bag b's sum of the embeddings of the ``ids`` whose ``bags`` entry is b (sorted).
 
-    The rows are looked up by the layer, then summed, so training steps as with any ``keras.layers.Embedding``:
-    the gradient has a row per occurrence of a word, and Keras' Adam sums those rows into its first moment and
-    their squares into its second, so a word said many times in a batch takes a larger step than one said once.
-    One fused sparse segment sum is faster (a task-5 epoch in 2.2 s against 2.7) but hands Adam one row per word,
-    the square of the sum: on task 1 that cost the OOV test set 3 points (seed 0, Table 2's protocol: 79.71
-    against 82.94 without match type)."""
-    return tf.math.unsorted_segment_sum(embedding(ids), bags, count)
+    The same sums either way; the gradient differs, and with it Adam's step. By default, one fused sparse segment
+    sum: its gradient has one row per word, the sum over the word's occurrences. ``per_occurrence``: the rows are
+    looked up by the layer, then summed, so the gradient has a row per occurrence, as any ``keras.layers.Embedding``
+    gives it; Keras' Adam sums those rows into its first moment but their squares into its second, so a word said
+    k times in a batch takes a step up to sqrt(k) larger. That is slower (a task-5 epoch with match type in 2.7 s
+    against 2.2) and generalises better to unseen entities: Table 2's MemN2N rows use it (task 1's OOV test set at
+    seed 0: 82.94 against 79.71 without match type)."""
+    if per_occurrence:
+        return tf.math.unsorted_segment_sum(embedding(ids), bags, count)
+    if not embedding.built:
+        embedding.build()
+    return tf.sparse.segment_sum(embedding.embeddings.value, ids, bags, num_segments=count)
 
 
 def matched_entity_types(inputs: dict[str, tf.Tensor], match_type_ids: tf.Tensor, vocabulary_size: int) -> tf.Tensor:
@@ -81,10 +88,11 @@ def sparse_bags(ids: np.ndarray) -> tf.SparseTensor:
                            dense_shape=ids.shape)
 
 
-def embed_bags(embedding: keras.layers.Embedding, bags: tf.SparseTensor) -> tf.Tensor:
-    """[N, d]: each bag's summed embeddings (5x faster than padded bags over 4,212 candidates): the real words
-    only, looked up and summed (:func:`summed_rows`)."""
-    return summed_rows(embedding, bags.values, bags.indices[:, 0], bags.dense_shape[0])
+def embed_bags(embedding: keras.layers.Embedding, bags: tf.SparseTensor, per_occurrence: bool = False) -> tf.Tensor:
+    """[N, d]: each bag's summed embeddings (5x faster than padded bags over 4,212 candidates). One sparse
+    segment sum over the constant ids (TF's embedding_lookup_sparse would de-duplicate them every step), or,
+    ``per_occurrence``, a lookup and a sum (:func:`summed_rows`)."""
+    return summed_rows(embedding, bags.values, bags.indices[:, 0], bags.dense_shape[0], per_occurrence)
 
 
 def match_type_scores(state: tf.Tensor, matched: tf.Tensor, embedding: keras.layers.Embedding,
@@ -158,17 +166,22 @@ class MemN2N(keras.Model):
 
     def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 128, hops: int = 3,
                  match_type_ids: np.ndarray | None = None, type_word_ids: np.ndarray | None = None,
-                 seed: int = 0, dictionaries: int = 2, learned_words: np.ndarray | None = None, **kwargs) -> None:
+                 seed: int = 0, dictionaries: int = 2, learned_words: np.ndarray | None = None,
+                 per_occurrence_gradient: bool = False, **kwargs) -> None:
         """``dictionaries``: 1, one embedding for input, memories and candidates; 2, A for input and memories and
         W for candidates (appendix A of Bordes et al.); 3, a third, C, for memories (Dodge et al.'s footnote 8).
 
         ``learned_words`` (bool [V]): when given, the other words keep a zero embedding. A word that no training
         dialog holds (an OOV restaurant, say) then adds nothing to a sentence, instead of a vector that training
-        only ever pushed down as part of wrong candidates; match type still sees it."""
+        only ever pushed down as part of wrong candidates; match type still sees it.
+
+        ``per_occurrence_gradient``: the sentence bags back-propagate a gradient row per word occurrence, which
+        Keras' Adam steps differently (:func:`summed_rows`); the scores are the same."""
         super().__init__(**kwargs)
         if dictionaries not in (1, 2, 3):
             raise ValueError(f"dictionaries must be 1, 2 or 3, not {dictionaries}")
         self.vocabulary_size = vocabulary_size
+        self.per_occurrence = per_occurrence_gradient
 
         def embedding(name: str, seed: int) -> keras.layers.Embedding:
             init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
@@ -205,8 +218,8 @@ class MemN2N(keras.Model):
         filled = ops.any(ops.greater(memory_ids, 0), axis=-1)  # [B, M]; empty slots never get attention
         used = tf.maximum(tf.reduce_max(tf.reduce_sum(tf.cast(filled, tf.int32), axis=1)), 1)
         memory_ids, filled = memory_ids[:, :used], filled[:, :used]
-        memories = bag_of_embeddings(self.C, memory_ids)  # [B, used, d]
-        state = bag_of_embeddings(self.A, query_ids)  # [B, d]
+        memories = bag_of_embeddings(self.C, memory_ids, self.per_occurrence)  # [B, used, d]
+        state = bag_of_embeddings(self.A, query_ids, self.per_occurrence)  # [B, d]
         mask = ops.cast(filled, state.dtype)
         attention = []
         for R in self.R:  # matvec: with its gradient, a quarter faster than einsum or broadcast-and-sum here
@@ -218,7 +231,7 @@ class MemN2N(keras.Model):
 
     def score(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         """Logits [B, C] of every candidate against the final controller state."""
-        candidates = embed_bags(self.W, self.candidate_bags)  # [C, d]
+        candidates = embed_bags(self.W, self.candidate_bags, self.per_occurrence)  # [C, d]
         logits = ops.matmul(state, ops.transpose(candidates))
         if self.match_type:
             logits = logits + self._match_type_logits(state, inputs)

@@ -49,6 +49,9 @@ class TrainConfig:
     dictionaries: int = 2
     # MemN2N only: words no training example holds keep a zero embedding (``MemN2N``'s ``learned_words``).
     only_learned_words: bool = False
+    # MemN2N only: a gradient row per word occurrence, as a keras.layers.Embedding gives it, which Keras' Adam steps
+    # larger for words said often in a batch (models.memn2n.summed_rows): slower, better on unseen entities.
+    per_occurrence_gradient: bool = False
     # Supervised embeddings only: margin ranking loss with sampled negatives, input, A = B.
     margin: float = 0.01
     negatives: int = 100
@@ -198,7 +201,8 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
         raise ValueError(f"model must be memn2n or embeddings, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries,
-                  learned_words=learned if config.only_learned_words else None)
+                  learned_words=learned if config.only_learned_words else None,
+                  per_occurrence_gradient=config.per_occurrence_gradient)
 
 
 def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:

@@ -244,6 +244,9 @@ def _task_files(data: Path, task: int):
 @click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
 @click.option("--only-learned-words", is_flag=True,
               help="MemN2N: words no training dialog holds (OOV entities) keep a zero embedding.")
+@click.option("--per-occurrence-gradient", is_flag=True,
+              help="MemN2N: a gradient row per word occurrence, as a Keras Embedding layer gives it, so Adam steps "
+                   "words said often in a batch further (Table 2's MemN2N rows; slower).")
 @click.option("--select-on-oov-dev", is_flag=True,
               help="Choose the epoch on the mean of dev and an OOV dev made from it (its KB entities swapped for "
                    "ones no training dialog holds), not on dev alone.")
@@ -259,8 +262,8 @@ def _task_files(data: Path, task: int):
 @click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
-          only_learned_words: bool, select_on_oov_dev: bool, epochs: int | None, batch_size: int | None, seed: int,
-          with_history: bool, out: str, log_dir: str | None) -> None:
+          only_learned_words: bool, per_occurrence_gradient: bool, select_on_oov_dev: bool, epochs: int | None,
+          batch_size: int | None, seed: int, with_history: bool, out: str, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
     from models.serving.export import prepare_output
     from models.training import TrainConfig
@@ -272,6 +275,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                  if value is not None}
     common = {"match_type": match_type, "seed": seed,
               "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words,
+              "per_occurrence_gradient": per_occurrence_gradient,
               "select_on_oov_dev": select_on_oov_dev, **overrides}
     from data.babi_format import FormatError
 

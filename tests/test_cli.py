@@ -51,10 +51,11 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     assert runner.invoke(main, ["generate", "restaurant", "--out", str(data), "--dialogs", "4", "--tasks", "1",
                                 "--runner", "local"]).exit_code == 0
     trained = runner.invoke(main, ["train", "--data", str(data), "--task", "1", "--match-type", "--epochs", "2",
-                                   "--embedding-dim", "8", "--out", str(model)])
+                                   "--embedding-dim", "8", "--per-occurrence-gradient", "--out", str(model)])
     assert trained.exit_code == 0, trained.output
     summary = json.loads(trained.output.strip().splitlines()[-1])
     assert summary["config"]["match_type"] and summary["config"]["hops"] == 1  # Table 9, task 1
+    assert summary["config"]["per_occurrence_gradient"]
     assert summary["config"]["embedding_dim"] == 8 and summary["best_epoch"] in (1, 2)
 
     report = tmp_path / "mistakes.jsonl"

@@ -80,7 +80,8 @@ def test_a_memn2n_row_keeps_the_step_better_on_dev_and_the_oov_dev_set(tmp_path:
     trained, chosen, note = _memn2n_rows_trained(tmp_path, monkeypatch, (1,), {0.005: (100.0, 92.0),
                                                                                0.001: (99.5, 96.5)})
     assert [(c.learning_rate, c.batch_size, c.epochs) for c in trained] == [(0.005, 128, 30), (0.001, 32, 12)]
-    assert all(c.select_on_oov_dev and c.only_learned_words and c.match_type for c in trained)
+    assert all(c.select_on_oov_dev and c.only_learned_words and c.per_occurrence_gradient and c.match_type
+               for c in trained)
     assert chosen.endswith("task1-memn2n_match-step1") and "Adam 0.001 in batches of 32" in note
 
 
