@@ -61,8 +61,8 @@ def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tens
     sum: its gradient has one row per word, the sum over the word's occurrences. ``per_occurrence``: the rows are
     looked up by the layer, then summed, so the gradient has a row per occurrence, as any ``keras.layers.Embedding``
     gives it; Keras' Adam sums those rows into its first moment but their squares into its second, so a word said
-    k times in a batch takes a step up to sqrt(k) larger. That is slower (a task-5 epoch with match type in 2.7 s
-    against 2.2) and generalises better to unseen entities: Table 2's MemN2N rows use it (task 1's OOV test set at
+    k times in a batch takes a step up to sqrt(k) larger. That is slower (a task-5 epoch with match type in 2.5 s
+    against 2.1) and generalises better to unseen entities: Table 2's MemN2N rows use it (task 1's OOV test set at
     seed 0: 82.94 against 79.71 without match type)."""
     if per_occurrence:
         return tf.math.unsorted_segment_sum(embedding(ids), bags, count)
