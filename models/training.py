@@ -315,8 +315,12 @@ def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int
 
 
 def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
-          log_dir: str | None = None, top_k: int = 10) -> dict[str, Any]:
-    """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history."""
+          log_dir: str | None = None, top_k: int = 10, oov_dev: Sequence[TurnExample] | None = None
+          ) -> dict[str, Any]:
+    """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history.
+
+    With ``config.select_on_oov_dev``, ``oov_dev`` is the OOV dev set already made (:func:`oov_dev_examples`, for a
+    caller that trains several configs of one task); without it, the set is made here."""
     if out is not None:
         prepare_output(out)  # before reading anything, so a refused --out costs nothing
     if isinstance(task, TaskFiles):
@@ -327,7 +331,7 @@ def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | Non
             raise ValueError(f"{task.files.splits[split]}: no dialog with a bot turn, nothing to "
                              f"{'train on' if split == 'trn' else 'select the best epoch on'}")
     spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
-    oov = oov_dev_examples(task) if config.select_on_oov_dev else None
+    oov = (oov_dev or oov_dev_examples(task)) if config.select_on_oov_dev else None
     return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k, oov_dev=oov)}
 
 

@@ -205,13 +205,13 @@ def _memn2n(method: str) -> Method:
     def fit(task: TaskData, work: Path, epochs: int) -> Fitted:
         config = TrainConfig.paper(task.task, match_type=method == "memn2n_match", epochs=epochs,
                                    only_learned_words=True, per_occurrence_gradient=True, select_on_oov_dev=True)
-        configs = [config]
-        if oov_dev_examples(task):
+        configs, oov_dev = [config], oov_dev_examples(task)  # made once for every config
+        if oov_dev:
             configs.append(replace(config, **{**OOV_DEV_STEP, "epochs": min(epochs, OOV_DEV_STEP["epochs"])}))
         runs = []
         for number, variant in enumerate(configs):
             directory = work / f"task{task.task}-{method}{'' if number == 0 else '-step' + str(number)}"
-            summary = train(task, variant, out=directory)
+            summary = train(task, variant, out=directory, oov_dev=oov_dev)
             runs.append((_selection_score(summary), -number, directory, variant, summary))
         _, _, directory, variant, summary = max(runs)  # a tie keeps the shared defaults (the first)
         oov = summary.get("oov_dev_per_response_accuracy")

@@ -62,7 +62,8 @@ def _memn2n_rows_trained(tmp_path: Path, monkeypatch, tasks: tuple[int, ...], sc
     generate(GenerationPlan(seed=4, dialogs_per_split=5, tasks=tasks), data, runner="local")
     trained = []
 
-    def scripted_train(task, config, out):
+    def scripted_train(task, config, out, oov_dev):
+        assert oov_dev, "the row hands each config the OOV dev set it made once"
         trained.append(config)
         dev, oov = scores[config.learning_rate]
         summary = {"best_epoch": 1, "dev_per_response_accuracy": dev, "train_seconds": 1.0}
