@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 
 
 def _corpus_bytes(directory: Path) -> int:

@@ -22,7 +22,7 @@ from tfx.types import artifact_utils, standard_component_specs
 
 from components.corpus_resources import read_resources
 from data.atomic import write_text_atomic
-from models.babi.template_ranker import TemplateRanker
+from models.babi.template.ranker import TemplateRanker
 from models.examples import TurnExample
 from models.features import spec_from_sentences
 from models.gfile import GFILE

@@ -1,11 +1,11 @@
-"""One example per bot turn: what a response-ranking model sees and must answer, and the interface every ranker has.
+"""One example per bot turn: what a response-ranking model sees and must answer, and a task's files read once.
 
 Appendix A of Bordes et al. (2017): at bot turn t the memory holds every earlier utterance, user and bot, and the
 KB results shown so far (stored as user utterances); the last user utterance is the query; the gold bot utterance
 is the answer. No TensorFlow here: the baselines use examples as they are, the neural models featurise them.
 
-Every method of the paper tables, learned or not, is a :class:`Ranker`: fitted on examples already loaded (a
-:class:`TaskData` reads a task's files once), it ranks a batch of examples and answers the same shape everywhere.
+Every method of the paper tables, learned or not, is fitted on a :class:`TaskData` (a task's files read once) and
+ranks these examples (``models.methods``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -41,24 +40,6 @@ class TurnExample:
     def answers(self) -> tuple[str, ...]:
         """The correct answers (one here; a Movie Dialog example may have several), for hits@k."""
         return (self.answer,)
-
-
-Example = TypeVar("Example", contravariant=True)
-
-
-class Ranker(Protocol[Example]):
-    """A fitted method: for each example, its best answers, best first.
-
-    ``rank`` returns one list per example with at most ``k`` answers (a rule-based system has one answer, so its
-    lists hold one). The dialog-bAbI, DSTC2 and banking methods rank :class:`TurnExample`s; the Movie Dialog ones
-    rank their own examples (and take ``among=`` to keep a split's own candidates)."""
-
-    def rank(self, examples: Sequence[Example], k: int = 10) -> list[list[str]]: ...
-
-
-def best_answers(ranker: Ranker, examples: Sequence) -> list[str]:
-    """Each example's first-ranked answer ("" when a ranker has none)."""
-    return [row[0] if row else "" for row in ranker.rank(examples, 1)] if examples else []
 
 
 def dialog_examples(dialog: Dialog, dialog_id: str, task: str, split: str) -> Iterator[TurnExample]:

@@ -104,8 +104,8 @@ generator_beam_args_option = click.option(
 def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ...], runner: str,
                         beam_args: tuple[str, ...]) -> None:
     """The restaurant-reservation simulator: tasks 1-5 with plain and OOV test sets."""
-    from data.restaurant.generation import GenerationPlan
-    from data.restaurant.generation import generate as run_generation
+    from data.babi.generation import GenerationPlan
+    from data.babi.generation import generate as run_generation
 
     plan = GenerationPlan(seed=seed, dialogs_per_split=dialogs, tasks=tasks)
     start = time.perf_counter()
@@ -170,7 +170,7 @@ def convert() -> None:
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the ratings of restaurants not offered.")
 def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
     """DSTC2 (log.json, label.json per call) to dialog-bAbI task 6: API calls, KB results with ratings."""
-    from data.dstc2 import Dstc2Error, convert_release
+    from data.babi.dstc2 import Dstc2Error, convert_release
 
     start = time.perf_counter()
     try:
@@ -280,10 +280,10 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     from data.babi_format import FormatError
 
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
-        config = (TrainConfig.paper(task, model=model_kind, **common) if preset == "paper"
+        config = (paper_config(task, model=model_kind, **common) if preset == "paper"
                   else TrainConfig(model=model_kind, **common))
         if model_kind == "template":
-            from models.babi.template_ranker import TemplateRanker
+            from models.babi.template.ranker import TemplateRanker
             from models.examples import TaskData
 
             prepare_output(out)  # before reading the corpus: a refused --out costs nothing

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from models.babi.presets import paper_config
 from models.training import TrainConfig
 
 PIPELINE_NAME = "dialog"
@@ -59,9 +60,9 @@ class Profile:
             return self
         (task,) = tasks
         kept = ("match_type", "epochs", "batch_size", "patience", "fill_epochs", "learning_rate", "seed")
-        neural = {name: TrainConfig.paper(task, model=config.model, **{key: getattr(config, key) for key in kept})
+        neural = {name: paper_config(task, model=config.model, **{key: getattr(config, key) for key in kept})
                   for name, config in (("template", self.template), ("memn2n", self.memn2n))}
-        embeddings = TrainConfig.paper(task, model="embeddings", match_type=self.embeddings.match_type,
+        embeddings = paper_config(task, model="embeddings", match_type=self.embeddings.match_type,
                                        epochs=self.embeddings.epochs, patience=self.embeddings.patience)
         return replace(self, min_accuracy={**self.min_accuracy, **TASK_FLOORS.get(task, {})}, embeddings=embeddings,
                        **neural)
@@ -72,9 +73,9 @@ class Profile:
 # batch and epochs of `dialog train`), stopping after 4 epochs without a better dev accuracy (the best is kept).
 FULL = Profile(
     name="full",
-    template=TrainConfig.paper(5, model="template", patience=4),
-    memn2n=TrainConfig.paper(5, match_type=True, patience=4),
-    embeddings=TrainConfig.paper(5, model="embeddings", match_type=True, patience=4),
+    template=paper_config(5, model="template", patience=4),
+    memn2n=paper_config(5, match_type=True, patience=4),
+    embeddings=paper_config(5, model="embeddings", match_type=True, patience=4),
     min_accuracy={"template": 0.95, "memn2n": 0.85, "embeddings": 0.5},
 )
 # Quick: what fits in a few minutes on a 2-core machine (3 epochs of the template model, which passes 99.9% of

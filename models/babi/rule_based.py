@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from data.corpus import is_api_call, is_silence, parse_kb_result
-from data.restaurant.kb import FIELDS
-from data.restaurant.patterns import (
+from data.babi.kb import FIELDS
+from data.babi.patterns import (
     BOT_ADDRESS,
     BOT_ANYTHING_ELSE,
     BOT_ANYTHING_TO_UPDATE,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from data import dstc2
+from data.babi import dstc2
 from data.atomic import write_text_atomic
 from data.layout import BANKING_TASK, discover
 from models.babi.answer_kinds import KINDS, accuracy_by_kind
@@ -26,11 +26,12 @@ from models.babi.folds import DEFAULT_FOLDS, fold_runs, mean_and_spread
 from models.babi.rule_based import RuleBasedSystem
 from models.babi.rule_based_dstc2 import DSTC2RuleBased
 from models.babi.template_ranker import LEARNED_FILL_DEPTH, POLICY_FEATURES, RankedFilling, TemplateRanker
-from models.examples import Ranker, TaskData, TurnExample, best_answers
+from models.examples import TaskData, TurnExample
+from models.methods import Ranker, best_answers
 from models.features import kb_entity_types
 from models.ir_baselines import NearestNeighbour, TfIdfMatch
 from models.metrics import accuracy_report
-from models.presets import OOV_DEV_STEP, TRAINING_DEFAULTS
+from models.babi.presets import OOV_DEV_STEP, TRAINING_DEFAULTS
 from models.serving.ranker import SavedModelRanker
 from models.training import TrainConfig, oov_dev_examples, train
 
@@ -156,7 +157,7 @@ def _template_ranker(task: TaskData, work: Path, epochs: int, dialog_state: bool
                      ) -> tuple[TemplateRanker, dict]:
     key = (work, task.files.label, epochs, dialog_state)
     if key not in _TEMPLATE_RANKERS:
-        config = TrainConfig.paper(task.task, epochs=epochs, dialog_state=dialog_state)
+        config = paper_config(task.task, epochs=epochs, dialog_state=dialog_state)
         # The table scores the splits it reports itself: ranking dev once more for the summary would be wasted.
         _TEMPLATE_RANKERS[key] = TemplateRanker.fit(task, config, _template_directory(task, work, dialog_state),
                                                     evaluate_dev=False)
@@ -189,7 +190,7 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
 def _embeddings(task: TaskData, work: Path, epochs: int) -> Fitted:
     """Table 8 as it is (its learning rates work with Adam here)."""
     directory = work / f"task{task.task}-embeddings"
-    summary = train(task, TrainConfig.paper(task.task, model="embeddings", epochs=epochs), out=directory)
+    summary = train(task, paper_config(task.task, model="embeddings", epochs=epochs), out=directory)
     note = (f"best epoch {summary['best_epoch']}/{epochs} on dev ({summary['dev_per_response_accuracy']}%), "
             f"{summary['train_seconds']} s")
     return Fitted(SavedModelRanker(directory), note)
@@ -203,7 +204,7 @@ def _memn2n(method: str) -> Method:
     :data:`OOV_DEV_STEP` (what the shared defaults cost the OOV test sets, dev alone cannot see; the OOV dev set
     can)."""
     def fit(task: TaskData, work: Path, epochs: int) -> Fitted:
-        config = TrainConfig.paper(task.task, match_type=method == "memn2n_match", epochs=epochs,
+        config = paper_config(task.task, match_type=method == "memn2n_match", epochs=epochs,
                                    only_learned_words=True, per_occurrence_gradient=True, select_on_oov_dev=True)
         configs, oov_dev = [config], oov_dev_examples(task)  # made once for every config
         if oov_dev:
@@ -237,7 +238,7 @@ def _template_memn2n_learned_filling(task: TaskData, work: Path, epochs: int) ->
     """The template model, its candidates ranked by a MemN2N with match type over every candidate: a filler that
     learns everything (the row beside the feature-based filler and its ablations)."""
     ranker, _ = _template_ranker(task, work, epochs)
-    config = TrainConfig.paper(task.task, match_type=True, epochs=epochs, only_learned_words=True)
+    config = paper_config(task.task, match_type=True, epochs=epochs, only_learned_words=True)
     directory = work / f"task{task.task}-memn2n_filling"
     summary = train(task, config, out=directory, top_k=LEARNED_FILL_DEPTH)
     return Fitted(RankedFilling(ranker, SavedModelRanker(directory)),

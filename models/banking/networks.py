@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from data.banking.domain import INTENTS
-from models.examples import TaskData, TurnExample, best_answers
+from models.examples import TaskData, TurnExample
+from models.methods import best_answers
 from models.features import FeatureSpec, spec_from_sentences
 from models.serving.ranker import SavedModelRanker
 from models.training import TrainConfig, fit_and_export

@@ -21,7 +21,8 @@ from data.banking.domain import INTENTS
 from data.banking.labels import CHALLENGES, NONE, read_labels
 from data.layout import BANKING_TASK, TaskFiles, discover, task_labels_name
 from models.banking.networks import LabelledExample, labelled_examples, paper_config, train_mmn, train_smn
-from models.examples import TaskData, best_answers
+from models.examples import TaskData
+from models.methods import best_answers
 from models.features import build_spec
 from models.metrics import percent
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from data.atomic import write_text_atomic
-from models.examples import Ranker, TurnExample
+from models.examples import TurnExample
+from models.methods import Ranker
 from models.metrics import accuracy_report, hits_at_k
 
 

@@ -25,7 +25,7 @@ from data.banking.generation import BankingPlan
 from data.banking.generation import generate as generate_banking
 from data.banking.labels import challenge_values
 from data.layout import discover
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.tf_examples import from_tf_example
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from data.stats import corpus_stats, format_table
 from data.validate import validate_corpus
 from tests import FIXTURES

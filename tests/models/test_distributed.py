@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

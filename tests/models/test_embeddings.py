@@ -9,7 +9,8 @@ import pytest
 import tensorflow as tf
 
 from data.layout import discover
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
+from models.babi.presets import paper_config
 from models.embeddings import margin_ranking_loss
 from models.examples import split_examples
 from models.features import Featurizer, build_spec
@@ -69,7 +70,7 @@ def test_no_history_match_type_types_every_entity_of_the_candidate(task1) -> Non
 def test_embeddings_learn_and_export(task1, tmp_path: Path) -> None:
     # Sampled negatives learn slowly on 30 dialogs (the full corpus: 91.7% tst after 10 epochs, in the note):
     # here the test asks for clear learning, not mastery.
-    summary = train(task1, TrainConfig.paper(1, model="embeddings", epochs=25), out=tmp_path / "model")
+    summary = train(task1, paper_config(1, model="embeddings", epochs=25), out=tmp_path / "model")
     assert summary["config"]["margin"] == 0.01 and summary["config"]["negatives"] == 100  # Table 8, task 1
     first = summary["history"][0]["dev_per_response_accuracy"]
     assert summary["dev_per_response_accuracy"] > first + 15

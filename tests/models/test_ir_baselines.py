@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from models.examples import TurnExample, best_answers
+from models.examples import TurnExample
+
+from models.methods import best_answers
 from models.ir_baselines import NearestNeighbour, TfIdfMatch
 
 
@@ -52,7 +54,7 @@ def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_pat
     import numpy as np
 
     from data.layout import discover
-    from data.restaurant.generation import GenerationPlan, generate
+    from data.babi.generation import GenerationPlan, generate
     from models.examples import TaskData
     from models.features import kb_entity_types
 

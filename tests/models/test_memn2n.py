@@ -11,8 +11,9 @@ import pytest
 import tensorflow as tf
 
 from data.layout import discover
-from data.restaurant.generation import GenerationPlan, generate
-from models.examples import TurnExample, best_answers, pad_batch, split_examples
+from data.babi.generation import GenerationPlan, generate
+from models.examples import TurnExample, pad_batch, split_examples
+from models.methods import best_answers
 from models.features import (
     PAD_ID,
     FeatureSpec,

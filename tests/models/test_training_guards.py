@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from data.layout import dialog_file_name, discover
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.serving.export import OutputRefused, prepare_output
 from models.training import TrainConfig, TrainingDiverged, train, training_batches
 from pipeline.cli import main

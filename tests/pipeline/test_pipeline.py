@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from components.data_gate import DataGateError
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.serving.rest import predict
 from models.training import TrainConfig
 from pipeline.configs import Profile

@@ -12,7 +12,7 @@ import pytest
 
 from data.facts import dialog_facts, kb_file_facts
 from data.layout import discover
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.babi.answer_kinds import KINDS, accuracy_by_kind, answer_kind
 from models.babi.folds import fold_runs, mean_and_spread
 from models.babi.table2 import run_benchmark

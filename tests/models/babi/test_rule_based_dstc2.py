@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from data.layout import discover
 from models.babi.rule_based_dstc2 import DONT_CARE, DSTC2RuleBased
-from models.examples import TaskData, best_answers, split_examples
+from models.examples import TaskData, split_examples
+from models.methods import best_answers
 from models.metrics import accuracy_report
 from tests import FIXTURES
 

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from data import babi_format
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.babi.table2 import METHOD_TITLES, METHODS, run_benchmark
 from tests import FIXTURES
 

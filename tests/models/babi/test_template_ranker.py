@@ -12,25 +12,22 @@ import tensorflow as tf
 
 from data.facts import corpus_facts
 from data.layout import discover
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.babi.dialog_state import DialogStateTracker
-from models.babi.template_graph import FillingFeatures, calls_chosen, chosen_first
-from models.babi.template_ranker import (
+from models.babi.template.filling import (
     FILL_FEATURES,
-    LEARNED_FILL_DEPTH,
     POLICY_FEATURES,
     DialogContext,
-    EntityLexicon,
     FillerBatches,
-    RankedFilling,
-    TemplateRanker,
     candidate_features,
     candidate_features_of,
-    template_example,
-    template_examples,
     value_features,
 )
-from models.examples import TaskData, TurnExample, best_answers, pad_batch, split_examples
+from models.babi.template.graph import FillingFeatures, calls_chosen, chosen_first
+from models.babi.template.lexicon import EntityLexicon, template_example, template_examples
+from models.babi.template.ranker import LEARNED_FILL_DEPTH, RankedFilling, TemplateRanker
+from models.examples import TaskData, TurnExample, pad_batch, split_examples
+from models.methods import best_answers
 from models.features import Featurizer
 from models.metrics import accuracy_report
 from models.serving.ranker import SavedModelRanker

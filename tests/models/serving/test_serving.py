@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from data.corpus import KBFact
 from data.kb_lookup import lookup
 from data.layout import discover
-from data.restaurant.generation import GenerationPlan, generate
+from data.babi.generation import GenerationPlan, generate
 from models.examples import pad_batch, split_examples
 from models.gfile import GFileSystem
 from models.serving.chat import ChatSession
@@ -211,7 +211,7 @@ def test_chat_on_the_terminal_survives_invalid_utf8(model_dir: Path) -> None:
 
 @pytest.fixture(scope="module")
 def template_ranker(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    from models.babi.template_ranker import TemplateRanker
+    from models.babi.template.ranker import TemplateRanker
     from models.examples import TaskData
 
     out = tmp_path_factory.mktemp("template") / "model"

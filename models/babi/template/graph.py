@@ -2,7 +2,7 @@
 module, so that the exported SavedModel needs no Python of ours (TF Serving, ``saved_model_cli``, TFMA).
 
 :class:`FillingFeatures` computes, for a batch of raw dialogs and any candidates, the features that
-``template_ranker.candidate_features`` defines in Python (the readable reference; a test holds them equal).
+``models.babi.template.filling.candidate_features`` defines in Python (the readable reference; a test holds them equal).
 Everything is vectorised over the batch: a dialog's lines are ``memory`` then the query, each split into words;
 entity words are indices into the lexicon's values, and per-value facts (said by the user how many turns ago, in
 the latest API call, among the latest KB results, ...) are segment reductions over those indices.
@@ -342,7 +342,7 @@ def delexicalise(types: tf.lookup.StaticHashTable, text: tf.Tensor) -> tf.Tensor
 class TemplateServingModule(DialogServingModule):
     """The template ranker as one servable module, with the signatures of :class:`DialogServingModule`.
 
-    The template model reads the history as ``template_ranker.template_example`` makes it (delexicalised, KB
+    The template model reads the history as ``models.babi.template.lexicon.template_example`` makes it (delexicalised, KB
     results reduced to their rating lines, the query after the tracked dialog state's words); the filler scores
     every candidate from its filling features. The responses are the best template's candidates, best filled
     first, then every other candidate by log p(template) + log p(candidate | template); ``scores`` are that sum;

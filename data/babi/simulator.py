@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from data.corpus import SILENCE, Dialog
-from data.restaurant.kb import FIELDS, Request, Restaurant, RestaurantKB, build_kbs
-from data.restaurant.patterns import (
+from data.babi.kb import FIELDS, Request, Restaurant, RestaurantKB, build_kbs
+from data.babi.patterns import (
     BOT_ADDRESS,
     BOT_ANYTHING_ELSE,
     BOT_ANYTHING_TO_UPDATE,
