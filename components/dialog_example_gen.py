@@ -32,7 +32,7 @@ from data import babi_format
 from data.banking.labels import SPLIT_FEATURE, read_labels, turn_challenge
 from data.facts import corpus_facts
 from data.layout import TaskFiles, discover_names, task_labels_name
-from models.examples import dialog_examples, task_label
+from models.examples import DialogId, dialog_examples, task_label
 from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
 
 # TFX split name -> the dialog-bAbI splits it holds.
@@ -117,7 +117,7 @@ def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
     for index, dialog in enumerate(babi_format.parse_dialogs(_read_text(path), path)):
         if labels is not None and index not in labels:
             raise ValueError(f"{path}: dialog {index} has no line in the labels sidecar")
-        for example in dialog_examples(dialog, f"{label}/{split}/{index}", label, split_feature):
+        for example in dialog_examples(dialog, str(DialogId(label, split, index)), label, split_feature):
             answer = candidates.get(example.answer, NOT_A_CANDIDATE)
             challenge = turn_challenge(labels[index], example.turn) if labels is not None else NO_CHALLENGE
             yield to_tf_example(example, answer, challenge).SerializeToString()

@@ -1,8 +1,9 @@
-"""DialogTrainer: the standard TFX Trainer running ``models.training.fit_and_export``, the code of ``dialog train``.
+"""DialogTrainer: the standard TFX Trainer fitting a registered method (``models.methods``), the code of
+``dialog train``.
 
 The executor adds one thing to the standard one: the URI of the Examples artifact, so that ``run_fn`` reads the
-candidate set and KB facts the ExampleGen stored inside it. ``custom_config`` holds the fields of
-:class:`models.training.TrainConfig` (model, match_type, hops, epochs, ...).
+candidate set and KB facts the ExampleGen stored inside it. ``custom_config`` names the method (``method``) and
+holds the fields of its :class:`models.training.TrainConfig` (model, match_type, hops, epochs, ...).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from tfx.types import artifact_utils, standard_component_specs
 
 from components.corpus_resources import read_resources
 from data.atomic import write_text_atomic
-from models.babi.template.ranker import TemplateRanker
-from models.examples import TurnExample
-from models.features import spec_from_sentences
+from models import methods
+from models.examples import DialogId, TaskData, TurnExample
 from models.gfile import GFILE
 from models.tf_examples import read_tf_examples
-from models.training import TrainConfig, fit_and_export, memory_size_for
+from models.training import TrainConfig
 
 EXAMPLES_URI_KEY = "examples_uri"
+METHOD_KEY = "method"
 SUMMARY_FILE = "training_summary.json"
 
 
@@ -42,42 +43,39 @@ class Executor(trainer_executor.GenericExecutor):
         return fn_args
 
 
-def dialog_order(example: TurnExample) -> tuple[str, str, int, int]:
-    """Task, split, dialog number and turn: the order of the corpus files (dialog ids are ``task/split/index``)."""
-    task, split, index = example.dialog_id.rsplit("/", 2)
-    return task, split, int(index) if index.isdigit() else -1, example.turn
+def dialog_order(example: TurnExample) -> tuple[DialogId, int]:
+    """The dialog (task, split, number) and turn: the order of the corpus files."""
+    return DialogId.parse(example.dialog_id), example.turn
 
 
+# TFX calls this: the Trainer's entry point.
 def run_fn(fn_args: FnArgs) -> None:
-    """Train on the ``train`` split, keep the best epoch on ``eval``, export to the serving model directory."""
+    """Fit the named method on the ``train`` split, keep the best epoch on ``eval``, export to the serving model
+    directory."""
     settings = dict(fn_args.custom_config)
     resources = read_resources(settings.pop(EXAMPLES_URI_KEY))
+    method = methods.get(settings.pop(METHOD_KEY))
     config = TrainConfig(**settings)
     # In dialog order, as the files hold them (Beam shuffles files): the same data trains the same model.
     trn, dev = (sorted(read_tf_examples(files), key=dialog_order) for files in (fn_args.train_files,
                                                                                  fn_args.eval_files))
-    logging.info("DialogTrainer: %d train and %d eval turns, tasks %s, %s", len(trn), len(dev), resources.tasks,
-                 config)
-    if config.model == "template":  # the product model: template MemN2N and filler in one SavedModel
-        _, summary = TemplateRanker.fit_examples(resources.candidates, resources.facts, trn, dev, config,
-                                                 out=fn_args.serving_model_dir, verbose=2,
-                                                 log_dir=fn_args.model_run_dir, evaluate_dev=False)
-    else:
-        sentences = {text for e in trn for text in (*e.memory, e.query, e.answer)}
-        spec = spec_from_sentences(resources.candidates, resources.facts, sentences,
-                                   memory_size=memory_size_for(config, trn + dev))
-        summary = fit_and_export(spec, trn, dev, config, out=fn_args.serving_model_dir, verbose=2,
-                                 log_dir=fn_args.model_run_dir)
+    logging.info("DialogTrainer: %s on %d train and %d eval turns, tasks %s, %s", method.name, len(trn), len(dev),
+                 resources.tasks, config)
+    task = TaskData.of_examples(trn, dev, resources.candidates, resources.facts)
+    # The Evaluator measures the complete responses on dev next: the summary need not.
+    fitted = method.fit(task, fn_args.serving_model_dir,
+                        methods.Settings(config=config, verbose=2, log_dir=fn_args.model_run_dir, evaluate_dev=False))
+    summary = fitted.summary if isinstance(fitted, methods.Fitted) else {}
     write_text_atomic(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE),
                       json.dumps({"tasks": list(resources.tasks), **summary}, indent=1), GFILE)
-    trained = summary.get("template_model", summary)  # the template ranker's: its template model's (the
-    # Evaluator measures the complete responses on dev next)
+    trained = summary.get("template_model", summary)  # the template ranker's: its template model's
     logging.info("DialogTrainer: best epoch %d, dev per-response accuracy %.2f%%", trained["best_epoch"],
                  trained["dev_per_response_accuracy"])
 
 
-def DialogTrainer(examples: Any, config: TrainConfig | dict[str, Any]) -> Trainer:  # noqa: N802 (component)
-    settings = config if isinstance(config, dict) else asdict(config)
+def DialogTrainer(examples: Any, method: str, config: TrainConfig | dict[str, Any]) -> Trainer:  # noqa: N802
+    """A Trainer fitting the registered ``method`` with ``config``."""
+    settings = {METHOD_KEY: method, **(config if isinstance(config, dict) else asdict(config))}
     return Trainer(run_fn=f"{__name__}.run_fn", examples=examples,
                    train_args=trainer_pb2.TrainArgs(splits=["train"]),
                    eval_args=trainer_pb2.EvalArgs(splits=["eval"]),

@@ -42,6 +42,27 @@ class TurnExample:
         return (self.answer,)
 
 
+@dataclass(frozen=True, order=True)
+class DialogId:
+    """A dialog's id, ``{task}/{split}/{index}`` (``babi-5/tst/12``): unique across a corpus, and, ordered, the
+    order of the corpus files. Built and read here only."""
+
+    task: str
+    split: str
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.task}/{self.split}/{self.index}"
+
+    @classmethod
+    def parse(cls, text: str) -> DialogId:
+        """The id of ``text``; a clear error for text that is not ``task/split/index`` with a whole index."""
+        parts = text.rsplit("/", 2)
+        if len(parts) != 3 or not parts[2].isdigit():
+            raise ValueError(f"not a dialog id (task/split/index): {text!r}")
+        return cls(parts[0], parts[1], int(parts[2]))
+
+
 def dialog_examples(dialog: Dialog, dialog_id: str, task: str, split: str) -> Iterator[TurnExample]:
     memory: list[str] = []
     speakers: list[str] = []
@@ -67,7 +88,7 @@ def dialogs_examples(dialogs: Iterable[Dialog], task: int, split: str) -> list[T
     label = task_label(task)
     examples: list[TurnExample] = []
     for index, dialog in enumerate(dialogs):
-        examples.extend(dialog_examples(dialog, f"{label}/{split}/{index}", label, split))
+        examples.extend(dialog_examples(dialog, str(DialogId(label, split, index)), label, split))
     return examples
 
 
@@ -90,7 +111,7 @@ class TaskData:
     """A task's files read once: each split's dialogs and examples, the candidates, and the KB facts (the KB file
     and the training dialogs' KB results). The paper tables load a task once and hand it to every method."""
 
-    files: TaskFiles
+    files: TaskFiles | None  # None: examples that came without their files (the TFX Trainer's)
     dialogs: dict[str, list[Dialog]]
     examples: dict[str, list[TurnExample]]
     candidates: tuple[str, ...]
@@ -106,6 +127,13 @@ class TaskData:
         facts = (kb_file_facts(files.kb) if files.kb is not None else []) + dialog_facts(dialogs.get("trn", []))
         return cls(files, dialogs, examples, tuple(candidates), tuple(facts))
 
+    @classmethod
+    def of_examples(cls, trn: Sequence[TurnExample], dev: Sequence[TurnExample], candidates: Sequence[str],
+                    facts: Sequence[Fact]) -> TaskData:
+        """A task known by its examples alone (the TFX Trainer reads tf.Examples, not files): its sentences are
+        those the training examples hold."""
+        return cls(None, {}, {"trn": list(trn), "dev": list(dev)}, tuple(candidates), tuple(facts))
+
     def with_dialogs(self, dialogs: dict[str, list[Dialog]]) -> TaskData:
         """The same task with other splits (each split's dialogs; ``trn`` required), as if read from files: its
         examples, and as facts the KB file's and the new ``trn`` dialogs' KB results (k-fold selection trains on
@@ -118,17 +146,26 @@ class TaskData:
                         (*kb_facts, *dialog_facts(dialogs["trn"])))
 
     @property
-    def task(self) -> int:
-        return self.files.task
+    def task(self) -> int | None:
+        return self.files.task if self.files is not None else None
+
+    def where(self, split: str) -> str:
+        """Where a split comes from, for messages: its file, or the split's name when there is no file."""
+        return str(self.files.splits.get(split, split)) if self.files is not None else split
 
     def split(self, split: str) -> list[TurnExample]:
         if split not in self.examples:
+            if self.files is None:
+                raise FileNotFoundError(f"no {split} examples")
             raise _no_split(self.files, split)
         return self.examples[split]
 
     def sentences(self, split: str = "trn") -> list[str]:
-        """Every utterance and KB result line of a split's dialogs (the vocabulary's source)."""
-        return [text for dialog in self.dialogs.get(split, []) for text in dialog.texts]
+        """Every utterance and KB result line of a split's dialogs (the vocabulary's source); without dialogs,
+        every text of its examples (memories, queries, answers)."""
+        if split not in self.dialogs:
+            return [text for e in self.examples.get(split, []) for text in (*e.memory, e.query, e.answer)]
+        return [text for dialog in self.dialogs[split] for text in dialog.texts]
 
 
 def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -87,7 +87,7 @@ def build_spec(task: TaskData | TaskFiles, memory_size: int = 100, max_sentence_
     """Vocabulary from the training dialogs, the candidates and the KB; entity types from the KB and dialogs."""
     if isinstance(task, TaskFiles):
         task = TaskData.load(task, splits=("trn",))
-    if task.files.candidates is None:
+    if task.files is not None and task.files.candidates is None:
         raise FileNotFoundError(f"task {task.task}: no candidates file next to its dialogs")
     return spec_from_sentences(task.candidates, task.facts, task.sentences("trn"), memory_size, max_sentence_size)
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 Example = TypeVar("Example", contravariant=True)
 Task = TypeVar("Task", contravariant=True)
 
-# The packages whose ``methods`` modules register the methods of a paper (imported by :func:`load`).
-PAPER_PACKAGES = ("models.babi", "models.banking", "models.movie")
+# Each paper's package, whose ``methods`` module registers that paper's methods (imported by :func:`load`).
+PAPER_PACKAGES = {"babi": "models.babi", "banking": "models.banking", "movie": "models.movie"}
 
 
 class Ranker(Protocol[Example]):
@@ -109,13 +109,15 @@ class Settings:
     log_dir: str | None = None
     top_k: int = 10
     evaluate_dev: bool = True  # rank dev once more for the summary (the tables and the pipeline score it themselves)
+    chosen_on: str = "dev"  # what the notes call the split a variant or epoch is chosen on (task 6: a fold of trn)
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class Method(Protocol[Task]):
-    """How every method is fitted: on ``task`` (loaded once by the caller), writing under ``work_dir``."""
+    """How every method is fitted: on ``task`` (loaded once by the caller), writing under ``work_dir`` (a local
+    ``Path``, or a string that may name a remote directory, ``gs://...``, for a model exported there)."""
 
-    def fit(self, task: Task, work_dir: Path, settings: Settings) -> Ranker: ...
+    def fit(self, task: Task, work_dir: Path | str, settings: Settings) -> Ranker: ...
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,10 @@ class Registered:
     name: str
     paper: str
     title: str
-    function: Callable[[Any, Path, Settings], Ranker]
+    function: Callable[[Any, Path | str, Settings], Ranker]
 
-    def fit(self, task: Any, work_dir: Path, settings: Settings) -> Ranker:
-        return self.function(task, Path(work_dir), settings)
+    def fit(self, task: Any, work_dir: Path | str, settings: Settings) -> Ranker:
+        return self.function(task, work_dir, settings)
 
 
 REGISTRY: dict[str, Registered] = {}
@@ -146,16 +148,20 @@ def register(name: str, paper: str, title: str) -> Callable[[Callable], Callable
     return add
 
 
-def load() -> dict[str, Registered]:
-    """Every paper's methods, registered (importing their ``methods`` modules); the registry."""
-    for package in PAPER_PACKAGES:
-        importlib.import_module(f"{package}.methods")
+def load(paper: str | None = None) -> dict[str, Registered]:
+    """The methods of ``paper`` (default: of every paper) registered, by importing their ``methods`` modules; the
+    registry."""
+    if paper is not None and paper not in PAPER_PACKAGES:
+        raise ValueError(f"unknown paper {paper!r}; choose from {list(PAPER_PACKAGES)}")
+    for name, package in PAPER_PACKAGES.items():
+        if paper is None or name == paper:
+            importlib.import_module(f"{package}.methods")
     return REGISTRY
 
 
 def get(name: str, paper: str | None = None) -> Registered:
     """The method ``name`` (of ``paper``, when given); a clear error listing the choices otherwise."""
-    load()
+    load(paper)
     found = REGISTRY.get(name)
     if found is None or (paper is not None and found.paper != paper):
         raise ValueError(f"unknown method {name!r}; choose from {names(paper)}")
@@ -164,5 +170,5 @@ def get(name: str, paper: str | None = None) -> Registered:
 
 def names(paper: str | None = None) -> list[str]:
     """The registered names (of ``paper``), in registration order: a table's column order."""
-    load()
+    load(paper)
     return [name for name, method in REGISTRY.items() if paper is None or method.paper == paper]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -315,11 +315,11 @@ def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | Non
     trn, dev = task.split("trn"), task.split("dev")
     for split, examples in (("trn", trn), ("dev", dev)):
         if not examples:
-            raise ValueError(f"{task.files.splits[split]}: no dialog with a bot turn, nothing to "
+            raise ValueError(f"{task.where(split)}: no dialog with a bot turn, nothing to "
                              f"{'train on' if split == 'trn' else 'select the best epoch on'}")
     spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
     oov = (oov_dev or oov_dev_examples(task)) if config.select_on_oov_dev else None
-    return {"task": task.task, **fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k, oov_dev=oov)}
+    return fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k, oov_dev=oov)
 
 
 def oov_dev_examples(task: TaskData) -> list[TurnExample] | None:

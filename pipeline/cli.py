@@ -70,14 +70,25 @@ def generate() -> None:
     """Generate a corpus in the dialog-bAbI layout."""
 
 
-def _parse_tasks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, ...]:
-    try:
-        tasks = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
-    except ValueError:
-        raise click.BadParameter(f"expected task numbers separated by commas, got {value!r}") from None
-    if not tasks or not set(tasks) <= {1, 2, 3, 4, 5}:
-        raise click.BadParameter(f"restaurant tasks are 1-5, got {value!r}")
-    return tasks
+class TaskList(click.ParamType):
+    """Task numbers separated by commas (``1,3``), each once, in order; ``allowed`` bounds them. Every ``--tasks``
+    option reads its value through this one type."""
+
+    name = "tasks"
+
+    def __init__(self, allowed: range | None = None) -> None:
+        self.allowed = allowed
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, ...]:
+        if isinstance(value, tuple):
+            return value
+        parts = [part.strip() for part in str(value).split(",") if part.strip()]
+        if not all(part.isdigit() for part in parts):
+            self.fail(f"expected task numbers separated by commas, got {value!r}", param, ctx)
+        tasks = tuple(sorted({int(part) for part in parts}))
+        if self.allowed is not None and not (tasks and set(tasks) <= set(self.allowed)):
+            self.fail(f"tasks are {self.allowed.start}-{self.allowed.stop - 1} here, got {value!r}", param, ctx)
+        return tasks
 
 
 corpus_out_option = click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
@@ -97,7 +108,7 @@ generator_beam_args_option = click.option(
 @seed_option
 @click.option("--dialogs", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Dialogs per split (trn, dev, tst, tst-OOV) and task.")
-@click.option("--tasks", default="1,2,3,4,5", show_default=True, callback=_parse_tasks,
+@click.option("--tasks", default="1,2,3,4,5", show_default=True, type=TaskList(range(1, 6)),
               help="Tasks to generate, e.g. 1,3.")
 @runner_option
 @generator_beam_args_option
@@ -190,14 +201,18 @@ def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def stats(directory: Path, as_json: bool) -> None:
     """Table 1 of the paper for a corpus directory, beside the paper's figures."""
+    from data.babi.table1 import format_table
     from data.babi_format import FormatError
-    from data.stats import corpus_stats, format_table
+    from data.stats import corpus_stats, format_movie_table
 
     try:
         result = corpus_stats(directory)
     except (FormatError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(result, sort_keys=False) if as_json else format_table(result))
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=False))
+    else:
+        click.echo(format_movie_table(result) if result.get("layout") == "movie-dialog" else format_table(result))
 
 
 @main.command()
@@ -265,9 +280,13 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
           only_learned_words: bool, per_occurrence_gradient: bool, select_on_oov_dev: bool, epochs: int | None,
           batch_size: int | None, seed: int, with_history: bool, out: str, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
+    from data.babi_format import FormatError
+    from models import methods
+    from models.babi.methods import MODEL_METHODS
+    from models.babi.presets import paper_config
+    from models.examples import TaskData
     from models.serving.export import prepare_output
     from models.training import TrainConfig
-    from models.training import train as run_training
 
     overrides = {key: value for key, value in (("hops", hops), ("embedding_dim", embedding_dim),
                                                ("learning_rate", learning_rate), ("use_history", use_history),
@@ -277,23 +296,16 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
               "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words,
               "per_occurrence_gradient": per_occurrence_gradient,
               "select_on_oov_dev": select_on_oov_dev, **overrides}
-    from data.babi_format import FormatError
-
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (paper_config(task, model=model_kind, **common) if preset == "paper"
                   else TrainConfig(model=model_kind, **common))
-        if model_kind == "template":
-            from models.babi.template.ranker import TemplateRanker
-            from models.examples import TaskData
-
-            prepare_output(out)  # before reading the corpus: a refused --out costs nothing
-            loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
-            _, summary = TemplateRanker.fit(loaded, config, out=out, verbose=2, log_dir=log_dir)
-            summary = {"task": task, **summary}
-        else:
-            summary = run_training(_task_files(data, task), config, out=out, verbose=2, log_dir=log_dir)
+        prepare_output(out)  # before reading the corpus: a refused --out costs nothing
+        loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
+        fitted = methods.get(MODEL_METHODS[model_kind]).fit(
+            loaded, out, methods.Settings(config=config, verbose=2, log_dir=log_dir))
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    summary = {"task": task, **fitted.summary}
     if not with_history:
         summary = {key: value for key, value in summary.items() if key != "history"}
         if "template_model" in summary:
@@ -333,7 +345,7 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
 def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: str, png: Path | None,
             turn: int | None) -> None:
     """Per-hop attention over the memories for each bot turn of a dialog (Tables 3-6 of the paper)."""
-    from models.examples import split_examples
+    from models.examples import DialogId, split_examples
     from models.serving.explain import explain_turns, format_turn, write_heat_map
     from models.serving.ranker import SavedModelRanker
 
@@ -342,7 +354,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
         ranker = SavedModelRanker(model_dir)
     except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    wanted = [e for e in examples if e.dialog_id.endswith(f"/{split}/{dialog_index}")]
+    wanted = [e for e in examples if DialogId.parse(e.dialog_id).index == dialog_index]
     if not wanted:
         raise click.ClickException(f"task {task} {split} has no dialog {dialog_index}")
     turns = explain_turns(ranker, wanted)
@@ -364,7 +376,8 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
                    "nearest_neighbour,embeddings,memn2n,memn2n_match; ours: template_memn2n and its ablations "
                    "template_memn2n-no_best_not_offered, -no_rating_rank, -no_attribute_of_on_offer, "
                    "-no_policy_features, -no_dialog_state, -no_call_action, -memn2n_filling).")
-@click.option("--tasks", default="", help="Comma-separated task numbers (default: every task present).")
+@click.option("--tasks", type=TaskList(), default="",
+              help="Comma-separated task numbers (default: every task present).")
 @click.option("--epochs", type=click.IntRange(min=1),
               help="Epochs of the learning models (default: each table's own: 30 for Table 2, the paper's 20 for "
                    "Tables 8-9, each model's for Table 6).")
@@ -372,26 +385,27 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
               help="Task 6 (real callers, where dev overstates test): choose each method on this many folds of trn "
                    "(default 5) and report their mean and spread, then dev once; 0 chooses on dev as the other "
                    "tasks do.")
-def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int | None, folds: int | None) -> None:
+def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
+              folds: int | None) -> None:
     """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
     OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
-    from models.babi import table2
-    from models.banking import tables as banking_tables
-    from models.movie import table6
+    from models import methods as registry
+    from models.babi import reproduce as babi
+    from models.banking import reproduce as banking
+    from models.movie import reproduce as movie
 
-    chosen = [m.strip() for m in methods.split(",") if m.strip()] or list(table2.PAPER_METHODS)
-    unknown = sorted(set(chosen) - set(table2.METHODS))
+    chosen = [m.strip() for m in methods.split(",") if m.strip()] or list(babi.PAPER_METHODS)
+    unknown = sorted(set(chosen) - set(registry.names("babi")))
     if unknown:
-        raise click.BadParameter(f"unknown methods {unknown}; choose from {list(table2.METHODS)}",
+        raise click.BadParameter(f"unknown methods {unknown}; choose from {registry.names('babi')}",
                                  param_hint="--methods")
-    task_numbers = [int(t) for t in tasks.split(",") if t.strip()]
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
     try:
-        written = [*banking_tables.benchmark(data, out, task_numbers, epochs, progress),
-                   *table2.benchmark(data, out, chosen, task_numbers, epochs, progress,
-                                     table2.DEFAULT_FOLDS if folds is None else folds),
-                   *table6.benchmark(data, out, epochs, progress)]
+        written = [*banking.benchmark(data, out, tasks, epochs, progress),
+                   *babi.benchmark(data, out, chosen, tasks, epochs, progress,
+                                   babi.DEFAULT_FOLDS if folds is None else folds),
+                   *movie.benchmark(data, out, epochs, progress)]
     except FileNotFoundError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"wrote {', '.join(map(str, written)) or 'nothing'} in {time.perf_counter() - started:.0f} s", err=True)
@@ -404,23 +418,21 @@ def benchmark(data: Path, out: Path, methods: str, tasks: str, epochs: int | Non
               help="Where artifacts, metadata and pushed models go (default ./pipeline_output).")
 @click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Corpus directory in the dialog-bAbI layout (default ./corpora/restaurant).")
-@click.option("--tasks", default="", help="Comma-separated tasks sharing one candidate set (default: all).")
+@click.option("--tasks", type=TaskList(), default="",
+              help="Comma-separated tasks sharing one candidate set (default: all).")
 @click.option("--beam-arg", "beam_args", multiple=True,
               help="A Beam pipeline option, repeatable (default: in-memory DirectRunner).")
-def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: str, beam_args: tuple[str, ...]) -> None:
+def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple[int, ...],
+                 beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
     from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
     from pipeline.summary import as_json_line, format_table, run_summary
 
-    try:
-        task_numbers = tuple(int(t) for t in tasks.split(",") if t.strip())
-    except ValueError:
-        raise click.BadParameter(f"expected task numbers separated by commas, got {tasks!r}") from None
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
         profile = PROFILES["quick" if quick else "full"]
-        located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=task_numbers,
+        located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
                       beam_args=beam_args or DEFAULT_BEAM_ARGS)
     summary = run_summary(located["metadata"], profile.models)
     click.echo(format_table(summary), err=True)

@@ -22,6 +22,7 @@ from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate
 from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
 from components.dialog_trainer import DialogTrainer
+from models.babi.methods import MODEL_METHODS
 from models.tf_examples import LABEL_KEY
 from pipeline.configs import CURATED_SCHEMA, PIPELINE_NAME, Profile
 
@@ -95,7 +96,7 @@ def create_pipeline(
                              data_gate]
     for model in profile.models:
         name = COMPONENT_NAMES[model]
-        trainer = DialogTrainer(examples=example_gen.outputs["examples"],
+        trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=MODEL_METHODS[model],
                                 config=getattr(profile, model)).with_id(f"{name}Trainer")
         trainer.add_upstream_node(data_gate)
         baseline = Resolver(

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format, sharded_files
+from data.babi.simulator import OOV_SPLIT, TASKS, build_world, generate_dialog
 from data.corpus import CandidateFile, DialogFile, KBFile
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
-from data.babi.simulator import OOV_SPLIT, TASKS, build_world, generate_dialog
 
 RESTAURANT_SPLITS = ("trn", "dev", "tst", OOV_SPLIT)
 DEFAULT_DIALOGS = 1000

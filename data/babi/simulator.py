@@ -16,7 +16,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from data.corpus import SILENCE, Dialog
 from data.babi.kb import FIELDS, Request, Restaurant, RestaurantKB, build_kbs
 from data.babi.patterns import (
     BOT_ADDRESS,
@@ -34,6 +33,7 @@ from data.babi.patterns import (
     BOT_WELCOME,
     USER_PATTERNS,
 )
+from data.corpus import SILENCE, Dialog
 
 TASKS = (1, 2, 3, 4, 5)
 OOV_SPLIT = "tst-OOV"

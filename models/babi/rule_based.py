@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from data.corpus import is_api_call, is_silence, parse_kb_result
 from data.babi.kb import FIELDS
 from data.babi.patterns import (
     BOT_ADDRESS,
@@ -28,6 +27,7 @@ from data.babi.patterns import (
     BOT_QUESTIONS,
     BOT_WELCOME,
 )
+from data.corpus import is_api_call, is_silence, parse_kb_result
 from models.examples import USER, TaskData, TurnExample
 
 _OPTION_PREFIX = BOT_OPTION.split("{", 1)[0]

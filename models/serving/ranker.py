@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +62,7 @@ def load_model(directory: str | Path) -> tuple[Path, Any]:
 
 
 class SavedModelRanker:
-    """An exported model as a :class:`~models.examples.Ranker`, called through its ``serving_speakers`` signature."""
+    """An exported model as a :class:`~models.methods.Ranker`, called through its ``serving_speakers`` signature."""
 
     def __init__(self, directory: str | Path) -> None:
         self.directory, self.loaded = load_model(directory)
@@ -82,3 +84,18 @@ class SavedModelRanker:
         if not examples:
             return []
         return [[r.decode("utf-8") for r in row[:k]] for row in self.outputs(examples)["responses"]]
+
+
+@dataclass(frozen=True)
+class ExportedRanker:
+    """The SavedModel a method has just written, loaded when first asked to rank: ``dialog train`` and the TFX
+    Trainer never rank, so they never pay for loading what they exported."""
+
+    directory: Path
+
+    @cached_property
+    def loaded(self) -> SavedModelRanker:
+        return SavedModelRanker(self.directory)
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        return self.loaded.rank(examples, k)

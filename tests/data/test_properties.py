@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from data import babi_format
+from data.babi.generation import GenerationPlan, generate
 from data.babi_format import FormatError
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
-from data.babi.generation import GenerationPlan, generate
 from data.validate import validate_corpus
 
 PROPERTY = settings(max_examples=300, deadline=None, derandomize=True,

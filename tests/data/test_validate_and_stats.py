@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
 from data.babi.generation import GenerationPlan, generate
-from data.stats import corpus_stats, format_table
+from data.babi.table1 import format_table
+from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
+from data.stats import corpus_stats
 from data.validate import validate_corpus
 from tests import FIXTURES
 

@@ -342,10 +342,11 @@ def delexicalise(types: tf.lookup.StaticHashTable, text: tf.Tensor) -> tf.Tensor
 class TemplateServingModule(DialogServingModule):
     """The template ranker as one servable module, with the signatures of :class:`DialogServingModule`.
 
-    The template model reads the history as ``models.babi.template.lexicon.template_example`` makes it (delexicalised, KB
-    results reduced to their rating lines, the query after the tracked dialog state's words); the filler scores
-    every candidate from its filling features. The responses are the best template's candidates, best filled
-    first, then every other candidate by log p(template) + log p(candidate | template); ``scores`` are that sum;
+    The template model reads the history as ``models.babi.template.lexicon.template_example`` makes it
+    (delexicalised, KB results reduced to their rating lines, the query after the tracked dialog state's words);
+    the filler scores every candidate from its filling features. The responses are the best template's candidates,
+    best filled first, then every other candidate by log p(template) + log p(candidate | template); ``scores`` are
+    that sum;
     ``template`` is the chosen template; ``attention`` is the template model's, put back on the raw memory (most
     recent first; dropped KB lines 0)."""
 

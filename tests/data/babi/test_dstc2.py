@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from data import babi_format
-from data.corpus import NO_RESULT, is_api_call
 from data.babi.dstc2 import WELCOME, Dstc2Error, convert_release, read_call
+from data.corpus import NO_RESULT, is_api_call
 from data.layout import discover
 from data.validate import validate_corpus
 from pipeline.cli import main

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from data import sharded_files
-from data.layout import SHARED_CANDIDATES, SHARED_KB, discover
 from data.babi import generation as restaurant_generation
 from data.babi.generation import GenerationPlan, generate
+from data.layout import SHARED_CANDIDATES, SHARED_KB, discover
 from data.validate import validate_corpus
 
 PLAN = GenerationPlan(seed=3, dialogs_per_split=7)

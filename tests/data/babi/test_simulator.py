@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from data import babi_format
-from data.corpus import SILENCE, Dialog, DialogFile, Turn, is_api_call
 from data.babi.kb import CUISINES, LOCATIONS, PARTY_SIZES, PRICES, Request, build_kbs
 from data.babi.patterns import USER_PATTERNS, bot_pattern_count, user_pattern_count
 from data.babi.simulator import OOV_SPLIT, build_world, generate_dialog
+from data.corpus import SILENCE, Dialog, DialogFile, Turn, is_api_call
 
 SEED = 7
 N = 150  # dialogs per (task, split) in these checks

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from data.babi.generation import GenerationPlan, generate
 from data.facts import dialog_facts, kb_file_facts
 from data.layout import discover
-from data.babi.generation import GenerationPlan, generate
 from models.babi.answer_kinds import KINDS, accuracy_by_kind, answer_kind
 from models.babi.folds import fold_runs, mean_and_spread
-from models.babi.table2 import run_benchmark
+from models.babi.reproduce import run_benchmark
 from models.examples import TaskData
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from data.layout import discover
 from data.babi.generation import GenerationPlan, generate
+from data.layout import discover
 from models.babi.rule_based import RuleBasedSystem
 from models.examples import TaskData, split_examples
 from models.metrics import accuracy_report

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from data.babi.generation import GenerationPlan, generate
 from data.facts import corpus_facts
 from data.layout import discover
-from data.babi.generation import GenerationPlan, generate
 from models.babi.dialog_state import DialogStateTracker
 from models.babi.template.filling import (
     FILL_FEATURES,
@@ -27,8 +27,8 @@ from models.babi.template.graph import FillingFeatures, calls_chosen, chosen_fir
 from models.babi.template.lexicon import EntityLexicon, template_example, template_examples
 from models.babi.template.ranker import LEARNED_FILL_DEPTH, RankedFilling, TemplateRanker
 from models.examples import TaskData, TurnExample, pad_batch, split_examples
-from models.methods import best_answers
 from models.features import Featurizer
+from models.methods import best_answers
 from models.metrics import accuracy_report
 from models.serving.ranker import SavedModelRanker
 from models.training import TrainConfig, featurize

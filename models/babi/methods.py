@@ -1,0 +1,213 @@
+"""The methods of Bordes et al.'s Table 2, registered in the one registry (``models.methods``), in the table's
+column order: the paper's baselines and networks, then ours (the template ranker) and its ablations.
+
+Each is ``fit(task, work_dir, settings) -> Ranker`` on a :class:`~models.examples.TaskData`. Without
+``settings.config`` a method follows the table's recipe for the task (Tables 8-9's sizes, its variant or epoch
+chosen on ``dev``); with it (``dialog train``, the TFX Trainer) it trains exactly that config and writes its
+SavedModel at ``work_dir``. A note says how each variant was chosen, naming the split it was chosen on
+(``settings.chosen_on``: dev, or a fold of trn for task 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from models.babi.presets import OOV_DEV_STEP, paper_config
+from models.babi.rule_based import RuleBasedSystem
+from models.babi.rule_based_dstc2 import DSTC2RuleBased
+from models.babi.template.filling import POLICY_FEATURES
+from models.babi.template.ranker import LEARNED_FILL_DEPTH, RankedFilling, TemplateRanker
+from models.examples import TaskData, TurnExample
+from models.features import kb_entity_types
+from models.ir_baselines import NearestNeighbour, TfIdfMatch
+from models.methods import Fitted, NotApplicable, Ranker, Settings, best_answers, register
+from models.metrics import accuracy_report
+from models.serving.ranker import ExportedRanker
+from models.training import TrainConfig, oov_dev_examples, train
+
+PAPER = "babi"
+DEFAULT_EPOCHS = 30
+DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
+                    ("location", "price", "cuisine"))
+# What ``dialog benchmark`` runs when no method is named: the paper's columns.
+PAPER_METHODS = ("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings", "memn2n", "memn2n_match")
+# ``dialog train --model`` and the pipeline's model kinds, by the method that trains them.
+MODEL_METHODS = {"memn2n": "memn2n", "embeddings": "embeddings", "template": "template_memn2n"}
+
+
+def epochs_of(settings: Settings) -> int:
+    return settings.epochs or DEFAULT_EPOCHS
+
+
+def dev_accuracy(ranker: Ranker, dev: Sequence[TurnExample]) -> float:
+    return accuracy_report(dev, best_answers(ranker, dev))["per_response_accuracy"]
+
+
+@register("rule_based", PAPER, "Rule-based")
+def rule_based(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+    """Tasks 1-5: the simulator's rules; task 6: the DSTC2 rules, their question order and policy chosen on dev."""
+    if task.task == 6:
+        variants = [DSTC2RuleBased.fit(task, ask_order=order, learned_policy=learned)
+                    for order in DSTC2_ASK_ORDERS for learned in (False, True)]
+        best = max(variants, key=lambda system: dev_accuracy(system, task.split("dev")))
+        return Fitted(best, f"asks {', '.join(best.ask_order)}; "
+                            f"{'learned' if best.learned_policy else 'hand-written'} policy "
+                            f"(chosen on {settings.chosen_on})")
+    if task.task > 5:
+        raise NotApplicable("no rule-based system for this task")
+    return Fitted(RuleBasedSystem.fit(task))
+
+
+def _tfidf(with_types: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
+    def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+        trn = task.split("trn")
+        documents = [e.query for e in trn] + [e.answer for e in trn] + list(task.candidates)
+        types = kb_entity_types(task.facts) if with_types else None
+        variants = [TfIdfMatch(task.candidates, documents, types, use_history=h) for h in (False, True)]
+        best = max(variants, key=lambda model: dev_accuracy(model, task.split("dev")))
+        return Fitted(best, f"input: {'whole history' if best.use_history else 'last utterance'} "
+                            f"(chosen on {settings.chosen_on})")
+
+    return fit
+
+
+register("tfidf", PAPER, "TF-IDF (no type)")(_tfidf(False))
+register("tfidf_type", PAPER, "TF-IDF (+ type)")(_tfidf(True))
+
+
+@register("nearest_neighbour", PAPER, "Nearest neighbour")
+def nearest_neighbour(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+    return Fitted(NearestNeighbour(task.split("trn")))
+
+
+def _train(task: TaskData, config: TrainConfig, out: Path, settings: Settings,
+           oov_dev: Sequence[TurnExample] | None = None, top_k: int | None = None) -> dict:
+    return train(task, config, out=out, verbose=settings.verbose, log_dir=settings.log_dir,
+                 top_k=top_k or settings.top_k, oov_dev=oov_dev)
+
+
+@register("embeddings", PAPER, "Supervised embeddings")
+def embeddings(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+    """Table 8 as it is (its learning rates work with Adam here)."""
+    config = settings.config or paper_config(task.task, model="embeddings", epochs=epochs_of(settings))
+    summary = _train(task, config, work_dir, settings)
+    note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
+            f"({summary['dev_per_response_accuracy']}%), {summary['train_seconds']} s")
+    return Fitted(ExportedRanker(work_dir), note, summary)
+
+
+def _memn2n_recipe(task: TaskData, settings: Settings, match_type: bool) -> list[TrainConfig]:
+    """Table 2's MemN2N row: words no training dialog holds (OOV entities) at a zero embedding, a gradient row per
+    word occurrence (``models.memn2n.summed_rows``), the epoch chosen on dev and the OOV dev set
+    (``data.oov_dev``); the optimiser step too where that set exists: the shared defaults, or
+    :data:`~models.babi.presets.OOV_DEV_STEP`."""
+    epochs = epochs_of(settings)
+    config = paper_config(task.task, match_type=match_type, epochs=epochs, only_learned_words=True,
+                          per_occurrence_gradient=True, select_on_oov_dev=True)
+    return [config, replace(config, **{**OOV_DEV_STEP, "epochs": min(epochs, OOV_DEV_STEP["epochs"])})]
+
+
+def _memn2n(match_type: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
+    def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+        configs = [settings.config] if settings.config else _memn2n_recipe(task, settings, match_type)
+        # Made once for every config; a second step is only worth trying when there is an OOV dev set to see it.
+        oov_dev = oov_dev_examples(task) if any(c.select_on_oov_dev for c in configs) else None
+        if not oov_dev:
+            configs = configs[:1]
+        runs = []
+        for number, variant in enumerate(configs):
+            directory = work_dir if len(configs) == 1 else work_dir / f"step{number}"
+            summary = _train(task, variant, directory, settings, oov_dev=oov_dev)
+            runs.append((_selection_score(summary), -number, directory, variant, summary))
+        _, _, directory, variant, summary = max(runs)  # a tie keeps the shared defaults (the first)
+        oov = summary.get("oov_dev_per_response_accuracy")
+        note = (f"Adam {variant.learning_rate} in batches of {variant.batch_size}"
+                + (f" (chosen over {len(runs) - 1} other step on {settings.chosen_on} and OOV dev)"
+                   if len(runs) > 1 else "")
+                + f"; best epoch {summary['best_epoch']}/{variant.epochs} on {settings.chosen_on} "
+                + f"({summary['dev_per_response_accuracy']}%" + (f") and OOV dev ({oov}%" if oov is not None else "")
+                + f"), {sum(run[4]['train_seconds'] for run in runs):.1f} s"
+                + ("; unseen words zero" if variant.only_learned_words else "")
+                + ("; a gradient row per word occurrence" if variant.per_occurrence_gradient else ""))
+        return Fitted(ExportedRanker(directory), note, summary)
+
+    return fit
+
+
+def _selection_score(summary: dict) -> float:
+    """What a MemN2N row is chosen on: the mean of dev and OOV dev per-response accuracy (dev alone without one)."""
+    oov = summary.get("oov_dev_per_response_accuracy")
+    dev = summary["dev_per_response_accuracy"]
+    return dev if oov is None else (dev + oov) / 2
+
+
+register("memn2n", PAPER, "MemN2N (no match type)")(_memn2n(False))
+register("memn2n_match", PAPER, "MemN2N (+ match type)")(_memn2n(True))
+
+
+def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog_state: bool = True
+                     ) -> tuple[TemplateRanker, dict, Path]:
+    """The template ranker of ``task`` in this run (trained once: the ablations share its template model and
+    lexicon, through ``settings.memo``), its summary and the directory of its SavedModel."""
+    epochs = epochs_of(settings)
+    key = ("template_ranker", id(task), epochs, dialog_state)
+    if key not in settings.memo:
+        config = settings.config or paper_config(task.task, epochs=epochs, dialog_state=dialog_state)
+        ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
+                                             log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
+        settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own
+    _, ranker, summary, directory = settings.memo[key]
+    return ranker, summary, directory
+
+
+def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True
+                     ) -> Callable[[TaskData, Path, Settings], Fitted]:
+    """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
+    features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
+    (``call_action=False``) the same model and filler, the API calls ranked as templates like the others."""
+    whole = not removed and dialog_state and call_action
+
+    def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+        ranker, summary, directory = _template_ranker(task, work_dir if whole else work_dir / "template", settings,
+                                                      dialog_state)
+        model = summary["template_model"]
+        state = summary["dialog_state"]
+        note = (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}/"
+                f"{model['config']['epochs']} on {settings.chosen_on} ({model['dev_per_response_accuracy']}% of "
+                f"templates), {model['train_seconds']} s; dialog state: " + (", ".join(state) if state else "none"))
+        if not call_action:
+            return Fitted(replace(ranker, call_bias=None), "the template ranker above; API calls ranked as templates "
+                                                           "like the others (no call action)", summary)
+        if not removed:  # the exported SavedModel: what TF Serving would answer
+            return Fitted(ExportedRanker(directory), note + f"; filling trained on {summary['filler']['examples']} "
+                                                              "turns", summary)
+        ablated, _ = ranker.with_filler(task.split("trn"), [f for f in ranker.features if f not in removed])
+        return Fitted(ablated, f"the template model above; filler without {', '.join(removed)}", summary)
+
+    return fit
+
+
+register("template_memn2n", PAPER, "Template MemN2N + learned filling (ours)")(_template_memn2n())
+for _name in POLICY_FEATURES:
+    register(f"template_memn2n-no_{_name}", PAPER, f"Template MemN2N without {_name}")(_template_memn2n((_name,)))
+register("template_memn2n-no_policy_features", PAPER,
+         "Template MemN2N without the three policy features")(_template_memn2n(POLICY_FEATURES))
+register("template_memn2n-no_dialog_state", PAPER,
+         "Template MemN2N without the tracked dialog state")(_template_memn2n(dialog_state=False))
+register("template_memn2n-no_call_action", PAPER,
+         "Template MemN2N without the API call as one action")(_template_memn2n(call_action=False))
+
+
+@register("template_memn2n-memn2n_filling", PAPER, "Template MemN2N, filled by a MemN2N (no hand-chosen feature)")
+def template_memn2n_learned_filling(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+    """The template model, its candidates ranked by a MemN2N with match type over every candidate: a filler that
+    learns everything (the row beside the feature-based filler and its ablations)."""
+    ranker, _, _ = _template_ranker(task, work_dir / "template", settings)
+    epochs = epochs_of(settings)
+    config = paper_config(task.task, match_type=True, epochs=epochs, only_learned_words=True)
+    summary = _train(task, config, work_dir / "filling", settings, top_k=LEARNED_FILL_DEPTH)
+    return Fitted(RankedFilling(ranker, ExportedRanker(work_dir / "filling")),
+                  f"the template model above; filled by a MemN2N with match type (best epoch {summary['best_epoch']}"
+                  f"/{epochs} on {settings.chosen_on}, {summary['dev_per_response_accuracy']}%)", summary)

@@ -1,0 +1,35 @@
+"""Table 2 of Bordes et al. (2017) as published: per-response accuracy % (per-dialog in parentheses) of each method
+on each test set, the figures our reproduction is printed beside."""
+
+from __future__ import annotations
+
+# Table 2 of the paper: row -> method -> (per-response, per-dialog).
+PAPER_TABLE2: dict[str, dict[str, tuple[float, float]]] = {
+    "T1": {"rule_based": (100, 100), "tfidf": (5.6, 0), "tfidf_type": (22.4, 0), "nearest_neighbour": (55.1, 0),
+           "embeddings": (100, 100), "memn2n": (99.9, 99.6), "memn2n_match": (100, 100)},
+    "T2": {"rule_based": (100, 100), "tfidf": (3.4, 0), "tfidf_type": (16.4, 0), "nearest_neighbour": (68.3, 0),
+           "embeddings": (68.4, 0), "memn2n": (100, 100), "memn2n_match": (98.3, 83.9)},
+    "T3": {"rule_based": (100, 100), "tfidf": (8.0, 0), "tfidf_type": (8.0, 0), "nearest_neighbour": (58.8, 0),
+           "embeddings": (64.9, 0), "memn2n": (74.9, 2.0), "memn2n_match": (74.9, 0)},
+    "T4": {"rule_based": (100, 100), "tfidf": (9.5, 0), "tfidf_type": (17.8, 0), "nearest_neighbour": (28.6, 0),
+           "embeddings": (57.2, 0), "memn2n": (59.5, 3.0), "memn2n_match": (100, 100)},
+    "T5": {"rule_based": (100, 100), "tfidf": (4.6, 0), "tfidf_type": (8.1, 0), "nearest_neighbour": (57.1, 0),
+           "embeddings": (75.4, 0), "memn2n": (96.1, 49.4), "memn2n_match": (93.4, 19.7)},
+    "T1 (OOV)": {"rule_based": (100, 100), "tfidf": (5.8, 0), "tfidf_type": (22.4, 0),
+                 "nearest_neighbour": (44.1, 0), "embeddings": (60.0, 0), "memn2n": (72.3, 0),
+                 "memn2n_match": (96.5, 82.7)},
+    "T2 (OOV)": {"rule_based": (100, 100), "tfidf": (3.5, 0), "tfidf_type": (16.8, 0),
+                 "nearest_neighbour": (68.3, 0), "embeddings": (68.3, 0), "memn2n": (78.9, 0),
+                 "memn2n_match": (94.5, 48.4)},
+    "T3 (OOV)": {"rule_based": (100, 100), "tfidf": (8.3, 0), "tfidf_type": (8.3, 0),
+                 "nearest_neighbour": (58.8, 0), "embeddings": (65.0, 0), "memn2n": (74.4, 0),
+                 "memn2n_match": (75.2, 0)},
+    "T4 (OOV)": {"rule_based": (100, 100), "tfidf": (9.8, 0), "tfidf_type": (17.2, 0),
+                 "nearest_neighbour": (28.6, 0), "embeddings": (57.0, 0), "memn2n": (57.6, 0),
+                 "memn2n_match": (100, 100)},
+    "T5 (OOV)": {"rule_based": (100, 100), "tfidf": (4.6, 0), "tfidf_type": (9.0, 0),
+                 "nearest_neighbour": (48.4, 0), "embeddings": (58.2, 0), "memn2n": (65.5, 0),
+                 "memn2n_match": (77.7, 0)},
+    "T6": {"rule_based": (33.3, 0), "tfidf": (1.6, 0), "tfidf_type": (1.6, 0), "nearest_neighbour": (21.9, 0),
+           "embeddings": (22.6, 0), "memn2n": (41.1, 0), "memn2n_match": (41.0, 0)},
+}

@@ -1,0 +1,140 @@
+"""Table 2 of Bordes et al. (2017) for a corpus directory: every method, every task present, beside the paper.
+
+Each method (``models.babi.methods``, found through the registry) fits on a task loaded once
+(:class:`~models.examples.TaskData`: every split read a single time and handed to every method), picks its variant
+(or its best epoch) on ``dev``, and its ranker is reported on ``tst`` and ``tst-OOV``. Task 6 chooses on folds of
+trn instead (``models.babi.folds``). Results are rewritten (atomically) after every method, so an interrupted run
+keeps what it finished. The banking task (7) has Tables 8-9 of its own paper (``models.banking``) and is left out.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from data.layout import BANKING_TASK, discover
+from models import methods as registry
+from models.babi.answer_kinds import KINDS, accuracy_by_kind
+from models.babi.folds import DEFAULT_FOLDS, fold_runs, mean_and_spread
+from models.babi.methods import DEFAULT_EPOCHS, PAPER_METHODS
+from models.babi.report import FOLD_TASKS, Cell, row_name, title, write_results
+from models.examples import TaskData, TurnExample
+from models.methods import NotApplicable, Ranker, Settings, best_answers, note_of
+from models.metrics import accuracy_report
+
+
+def _scored(row: str, method: str, ranker: Ranker, examples: Sequence[TurnExample], seconds: float,
+            note: str) -> Cell:
+    """The cell of ``ranker`` on ``examples``; ``seconds``: the fit's, this evaluation's are added."""
+    started = time.perf_counter()
+    answers = best_answers(ranker, examples)
+    result = accuracy_report(examples, answers)
+    kinds = {kind: (value, 0.0, turns) for kind, (value, turns) in accuracy_by_kind(examples, answers).items()}
+    return Cell(row, method, result["per_response_accuracy"], result["per_dialog_accuracy"],
+                seconds + time.perf_counter() - started, note, kinds=kinds)
+
+
+def _fit(method: str, task: TaskData, work: Path, settings: Settings) -> tuple[Ranker | None, str]:
+    """``method`` fitted on ``task`` in its own directory under ``work``: its ranker and note (None and the reason
+    when it does not apply)."""
+    try:
+        ranker = registry.get(method, "babi").fit(task, work / f"task{task.task}-{method}", settings)
+    except NotApplicable as reason:
+        return None, str(reason)
+    return ranker, note_of(ranker)
+
+
+def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, folds: int,
+                progress: Callable[[str], None]) -> list[Cell]:
+    """``method`` chosen on folds of trn (models.babi.folds): the (folds) row, then the final model's rows on dev
+    and on the test files present."""
+    started, held_out = time.perf_counter(), []
+    *fold_tasks, last = fold_runs(task, folds)
+    on_fold = replace(settings, chosen_on="the next fold")
+    for run in fold_tasks:
+        ranker, note = _fit(method, run.task, work / run.name.replace("/", "-").replace(" ", ""), on_fold)
+        if ranker is None:
+            return [Cell(row_name(task.task, "folds"), method, None, None, 0.0, note)]
+        held_out.append(_scored(row_name(task.task, "folds"), method, ranker, run.task.split("tst"), 0.0, ""))
+        progress(f"T{task.task} {title(method)} {run.name}: {held_out[-1].per_response} "
+                 f"({held_out[-1].per_dialog}) {note}")
+    final, note = _fit(method, last.task, work / last.name, replace(settings, chosen_on="a fold of trn"))
+    assert final is not None  # the method applied to every fold run
+    kinds = {}
+    for kind in KINDS:
+        values = [cell.kinds[kind] for cell in held_out if kind in cell.kinds]
+        if values:
+            kinds[kind] = (*mean_and_spread([v[0] for v in values]), sum(v[2] for v in values))
+    per_response, spread = mean_and_spread([cell.per_response for cell in held_out])
+    cells = [Cell(row_name(task.task, "folds"), method, per_response,
+                  mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
+                  f"mean over {folds} held-out folds of trn, each chosen on the next fold", spread, kinds)]
+    note = "; ".join(filter(None, [note, "dev not used to choose"]))
+    for split in [s for s in ("dev", "tst", "tst-OOV") if s in task.examples]:
+        cells.append(_scored(row_name(task.task, split), method, final, task.split(split),
+                             time.perf_counter() - started, note))
+    return cells
+
+
+def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS,
+                  tasks: Sequence[int] | None = None, epochs: int = DEFAULT_EPOCHS,
+                  progress: Callable[[str], None] = print, folds: int = DEFAULT_FOLDS) -> list[Cell]:
+    """Every method on every dialog-bAbI task present (``tasks``: only those), written to ``out`` (Markdown) and
+    ``out`` with ``.csv``. The tasks of :data:`FOLD_TASKS` choose on ``folds`` folds of trn (0: on dev, as the
+    others)."""
+    known = registry.names("babi")
+    unknown = sorted(set(methods) - set(known))
+    if unknown:
+        raise ValueError(f"unknown methods {unknown}; choose from {known}")
+    # The table scores the splits it reports itself: ranking dev once more for a summary would be wasted. The memo
+    # lives as long as this run: the ablations reuse the template model they ablate.
+    settings = Settings(epochs=epochs, evaluate_dev=False)
+    cells: list[Cell] = []
+    with tempfile.TemporaryDirectory(prefix="benchmark-") as work:
+        for number, files in discover(data).items():
+            if (tasks and number not in tasks) or number == BANKING_TASK:
+                continue
+            task = TaskData.load(files)
+            # Without a test file (a corpus that holds back its test set), report dev: the selection split, so the
+            # row is marked "(dev)" and is not comparable with the paper's test figures.
+            test_splits = [split for split in ("tst", "tst-OOV") if split in task.examples] or ["dev"]
+            wants_folds = bool(folds) and number in FOLD_TASKS
+            use_folds = wants_folds and len(task.dialogs["trn"]) >= 2 * folds
+            if wants_folds and not use_folds:
+                progress(f"T{number}: {len(task.dialogs['trn'])} training dialogs, too few for {folds} folds of at "
+                         "least two: choosing on dev")
+            for method in methods:
+                if use_folds:
+                    new = _fold_cells(task, method, Path(work), settings, folds, progress)
+                else:
+                    started = time.perf_counter()
+                    ranker, note = _fit(method, task, Path(work), settings)
+                    fit_seconds = time.perf_counter() - started
+                    new = [Cell(row_name(number, split), method, None, None, 0.0, note) if ranker is None else
+                           _scored(row_name(number, split), method, ranker, task.split(split), fit_seconds, note)
+                           for split in test_splits]
+                for cell in new:
+                    if cell.per_response is not None:
+                        progress(f"{cell.row} {title(method)}: {cell.per_response} ({cell.per_dialog})"
+                                 + (f" spread {cell.spread}" if cell.spread is not None else "")
+                                 + f" in {cell.seconds:.0f} s {cell.note}")
+                cells += new
+                write_results(cells, out)
+    return cells
+
+
+def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS, tasks: Sequence[int] = (),
+              epochs: int | None = None, progress: Callable[[str], None] = print,
+              folds: int = DEFAULT_FOLDS) -> list[Path]:
+    """Table 2 when the corpus holds dialog-bAbI tasks other than banking (``tasks``: only those); the files
+    written (none for another layout)."""
+    if not [t for t in discover(data) if t != BANKING_TASK and (not tasks or t in tasks)]:
+        return []
+    run_benchmark(data, out, methods, tasks, epochs or DEFAULT_EPOCHS, progress, folds)
+    out = Path(out)
+    return [out, out.with_suffix(".csv")]
+
+

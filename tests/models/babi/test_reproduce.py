@@ -1,0 +1,47 @@
+"""`dialog benchmark` runs Table 2 and writes it beside the paper's figures, as Markdown and CSV."""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+from data import babi_format
+from data.babi.generation import GenerationPlan, generate
+from models.babi.reproduce import run_benchmark
+from tests import FIXTURES
+
+
+def test_benchmark_writes_table2(tmp_path: Path) -> None:
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=2, dialogs_per_split=10, tasks=(2, 4)), data, runner="local")
+    for path in (FIXTURES / "task6-like").iterdir():  # task 6 has no OOV test set and no rule-based system yet
+        shutil.copy(path, data / path.name)
+    out = tmp_path / "results.md"
+    cells = run_benchmark(data, out, methods=["rule_based", "nearest_neighbour"], progress=lambda line: None)
+    assert len(cells) == 2 * (2 + 2 + 1)  # methods x (T2, T2 OOV, T4, T4 OOV, T6)
+    table = out.read_text()
+    assert "| T2 | **100.0** (100.0) · paper 100 (100) |" in table
+    assert "| T4 (OOV) |" in table
+    assert re.search(r"\| T6 \| \*\*[0-9.]+\*\* \([0-9.]+\) · paper 33.3 \(0\) \|", table)  # the task-6 rules
+    rows = list(csv.DictReader(out.with_suffix(".csv").open()))
+    assert {(r["row"], r["method"]) for r in rows} >= {("T2", "rule_based"), ("T4 (OOV)", "nearest_neighbour")}
+    assert [r["paper_per_response"] for r in rows if r["row"] == "T6" and r["method"] == "rule_based"] == ["33.3"]
+
+
+def test_each_file_is_read_once_whatever_the_methods(tmp_path: Path, monkeypatch) -> None:
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=3, dialogs_per_split=5, tasks=(1,)), data, runner="local")
+    for path in (FIXTURES / "task6-like").iterdir():  # task 6: six rule-based variants chosen on dev
+        shutil.copy(path, data / path.name)
+    reads: Counter[str] = Counter()
+    read_dialogs, read_candidates = babi_format.read_dialogs, babi_format.read_candidates
+    monkeypatch.setattr(babi_format, "read_dialogs", lambda path: reads.update([Path(path).name]) or read_dialogs(path))
+    monkeypatch.setattr(babi_format, "read_candidates",
+                        lambda path: reads.update([Path(path).name]) or read_candidates(path))
+    run_benchmark(data, tmp_path / "results.md", methods=["rule_based", "tfidf_type", "nearest_neighbour"],
+                  progress=lambda line: None)
+    assert "dialog-babi-task1-API-calls-trn.txt" in reads and "dialog-babi-task6-dstc2-trn.txt" in reads
+    assert {name: count for name, count in reads.items() if count != 1} == {}
