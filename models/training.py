@@ -220,7 +220,7 @@ def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_
     options = tf.data.Options()
     options.autotune.enabled = False
     # The batch count stated, as Keras knows it of arrays: without it Keras reads each epoch to the end of the data,
-    # and the epochs after the first come in another order (task 5's second-epoch loss: 0.70583, not 0.70586).
+    # and the epochs after the first come in another order (so other trained numbers than model.fit's).
     return adapter.get_tf_dataset().apply(tf.data.experimental.assert_cardinality(adapter.num_batches)).with_options(
         options)
 

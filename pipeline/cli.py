@@ -76,8 +76,8 @@ class TaskList(click.ParamType):
 
     name = "tasks"
 
-    def __init__(self, allowed: range | None = None) -> None:
-        self.allowed = allowed
+    def __init__(self, allowed: range | None = None, what: str = "tasks") -> None:
+        self.allowed, self.what = allowed, what
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, ...]:
         if isinstance(value, tuple):
@@ -87,7 +87,7 @@ class TaskList(click.ParamType):
             self.fail(f"expected task numbers separated by commas, got {value!r}", param, ctx)
         tasks = tuple(sorted({int(part) for part in parts}))
         if self.allowed is not None and not (tasks and set(tasks) <= set(self.allowed)):
-            self.fail(f"tasks are {self.allowed.start}-{self.allowed.stop - 1} here, got {value!r}", param, ctx)
+            self.fail(f"{self.what} are {self.allowed.start}-{self.allowed.stop - 1}, got {value!r}", param, ctx)
         return tasks
 
 
@@ -108,7 +108,7 @@ generator_beam_args_option = click.option(
 @seed_option
 @click.option("--dialogs", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Dialogs per split (trn, dev, tst, tst-OOV) and task.")
-@click.option("--tasks", default="1,2,3,4,5", show_default=True, type=TaskList(range(1, 6)),
+@click.option("--tasks", default="1,2,3,4,5", show_default=True, type=TaskList(range(1, 6), "restaurant tasks"),
               help="Tasks to generate, e.g. 1,3.")
 @runner_option
 @generator_beam_args_option

@@ -43,6 +43,9 @@ def test_bad_tasks_option(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["generate", "restaurant", "--out", str(tmp_path), "--tasks", "1,9"])
     assert result.exit_code == 2
     assert "restaurant tasks are 1-5" in result.output
+    for command in (["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md")], ["pipeline"]):
+        result = CliRunner().invoke(main, [*command, "--tasks", "1,a"])  # one parser for every --tasks
+        assert result.exit_code == 2 and "expected task numbers separated by commas, got '1,a'" in result.output
 
 
 def test_train_then_evaluate(tmp_path: Path) -> None:

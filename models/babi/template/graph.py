@@ -272,7 +272,7 @@ class FillingFeatures(tf.Module):
         if "own_attribute" not in self.feature_names:
             return summed
         # Only the candidates that name a restaurant can hold its attributes: the KB search runs over those pairs
-        # alone (on task 5, 99% of the touched pairs are API calls, which name none).
+        # alone (most touched pairs are API calls, which name none).
         own = tf.gather(self.own, ids)  # [N]
         owned = tf.where(own >= 0)  # [n, 1]
         owned_slots = tf.gather_nd(slots, owned)  # [n, W]

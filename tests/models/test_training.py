@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from data.layout import dialog_file_name, discover
 from data.babi.generation import GenerationPlan, generate
+from data.layout import dialog_file_name, discover
 from models.serving.export import OutputRefused, prepare_output
 from models.training import TrainConfig, TrainingDiverged, train, training_batches
 from pipeline.cli import main

@@ -1,4 +1,4 @@
-"""`validate` finds each kind of problem with its file and line; `stats` counts Table 1 exactly."""
+"""dialog validate: a generated corpus is valid, and each kind of problem is reported with its file and line."""
 
 from __future__ import annotations
 
@@ -7,32 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from data.babi.generation import GenerationPlan, generate
-from data.babi.table1 import format_table
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
 from data.stats import corpus_stats
 from data.validate import validate_corpus
 from tests import FIXTURES
-
-
-@pytest.fixture(scope="module")
-def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("corpus")
-    generate(GenerationPlan(seed=1, dialogs_per_split=4, tasks=(1, 3)), out, runner="local")
-    return out
-
-
-@pytest.fixture()
-def corpus(small_corpus: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "corpus"
-    shutil.copytree(small_corpus, copy)
-    return copy
-
-
-def replace_line(path: Path, number: int, new: str) -> None:
-    lines = path.read_text().split("\n")
-    lines[number - 1] = new
-    path.write_text("\n".join(lines))
 
 
 def test_generated_corpus_is_valid(corpus: Path) -> None:
@@ -118,28 +96,6 @@ def test_not_a_corpus(tmp_path: Path) -> None:
     assert "no dialog files" in validate_corpus(tmp_path).format()
 
 
-def test_stats_counts_table1_exactly() -> None:
-    stats = corpus_stats(FIXTURES / "task6-like")
-    task = stats["tasks"]["6"]
-    # 4 dialogs: 17 turns, of which 8 user turns with words (no <SILENCE>, no empty one), 7 KB result lines.
-    assert task["dialogs"] == {"dev": 1, "trn": 2, "tst": 1}
-    assert (task["user_utterances"], task["bot_utterances"], task["api_outputs"]) == (2.0, 4.25, 1.75)
-    assert task["utterances"] == 8.0
-    assert stats["candidates"] == 7
-    assert stats["vocabulary_size"] == task["vocabulary_size"] == 46
-    assert "T6" in format_table(stats)
-
-
-def test_stats_of_a_generated_corpus(small_corpus: Path) -> None:
-    stats = corpus_stats(small_corpus)
-    assert set(stats["tasks"]) == {"1", "3"}
-    assert stats["candidates"] == 4212
-    assert stats["tasks"]["1"]["api_outputs"] == 0
-    assert stats["tasks"]["3"]["api_outputs"] >= 21  # at least 3 restaurants of 7 facts
-    assert stats["candidate_sets"] == {SHARED_CANDIDATES: {"tasks": [1, 3], "vocabulary_size":
-                                                           stats["vocabulary_size"], "candidates": 4212}}
-
-
 def test_validate_exits_0_with_warnings_and_1_with_strict(corpus: Path) -> None:
     from click.testing import CliRunner
 
@@ -174,3 +130,16 @@ def test_a_nul_byte_inside_an_utterance_is_named(corpus: Path) -> None:
     replace_line(path, 3, path.read_text().split("\n")[2].replace(" ", " \0", 1))
     assert [(Path(p.path).name, p.line, p.message) for p in validate_corpus(corpus).errors] == [
         (path.name, 3, "a NUL byte (0x00) inside the text")]
+
+
+@pytest.fixture()
+def corpus(small_corpus: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "corpus"
+    shutil.copytree(small_corpus, copy)
+    return copy
+
+
+def replace_line(path: Path, number: int, new: str) -> None:
+    lines = path.read_text().split("\n")
+    lines[number - 1] = new
+    path.write_text("\n".join(lines))
