@@ -197,14 +197,16 @@ def read_ontology(root: str | Path) -> dict[str, list[str]]:
 
 
 @dataclass(frozen=True)
-class Restaurant:
+class OfferedRestaurant:
+    """A restaurant as the DSTC2 system offered it: the release has no database, only what the system said."""
+
     name: str
     cuisine: str
     location: str
     price: str
 
 
-def build_kb(calls: Iterable[Call]) -> list[Restaurant]:
+def build_kb(calls: Iterable[Call]) -> list[OfferedRestaurant]:
     """Restaurants with the cuisine, area and price range the system informed when it offered them."""
     seen: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     for call in calls:
@@ -219,7 +221,7 @@ def build_kb(calls: Iterable[Call]) -> list[Restaurant]:
     kb = []
     for name, slots in sorted(seen.items()):
         if all(slots[slot] for slot in ("food", "area", "pricerange")):
-            kb.append(Restaurant(name, *(slots[s].most_common(1)[0][0] for s in ("food", "area", "pricerange"))))
+            kb.append(OfferedRestaurant(name, *(slots[s].most_common(1)[0][0] for s in ("food", "area", "pricerange"))))
     return kb
 
 
@@ -235,7 +237,7 @@ def entity_token(value: str) -> str:
 class Converter:
     """Turns calls into task-6 dialogs against one KB; ``seed`` fixes the ratings of non-offered results."""
 
-    kb: Sequence[Restaurant]
+    kb: Sequence[OfferedRestaurant]
     extra_phrases: Iterable[str] = ()
     seed: int = 0
     _pattern: re.Pattern | None = field(default=None, init=False, repr=False)

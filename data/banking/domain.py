@@ -54,7 +54,7 @@ class Transaction:
 
 
 @dataclass(frozen=True)
-class Profile:
+class UserProfile:
     accounts: tuple[str, ...]
     balances: dict[str, str]
     limits: dict[str, str]
@@ -69,7 +69,7 @@ class Profile:
         return [t for t in self.transactions if t.partner == partner]
 
 
-def sample_profile(rng: random.Random) -> Profile:
+def sample_profile(rng: random.Random) -> UserProfile:
     accounts = tuple(rng.sample(ACCOUNTS, rng.randint(2, 3)))
     limits = {a: rng.choice(AMOUNTS[6:]) for a in accounts}
     balances = {a: rng.choice(BALANCES) for a in accounts}
@@ -79,10 +79,10 @@ def sample_profile(rng: random.Random) -> Profile:
                                                                               strict=True)]
     transactions = tuple(Transaction(tx_id, rng.choice(partners), rng.choice(AMOUNTS), rng.choice(NOTES))
                          for tx_id in rng.sample(TRANSACTION_IDS, rng.randint(2, 4)))
-    return Profile(accounts, balances, limits, partners, tuple(cards), transactions)
+    return UserProfile(accounts, balances, limits, partners, tuple(cards), transactions)
 
 
-def valid_values(profile: Profile, slot: str, filled: dict[str, str]) -> list[str]:
+def valid_values(profile: UserProfile, slot: str, filled: dict[str, str]) -> list[str]:
     """The values of ``slot`` the API accepts for this profile, given the slots already filled."""
     if slot == "account":
         return list(profile.accounts)
@@ -104,7 +104,7 @@ def valid_values(profile: Profile, slot: str, filled: dict[str, str]) -> list[st
     raise KeyError(f"unknown slot {slot!r}")
 
 
-def invalid_values(profile: Profile, slot: str, filled: dict[str, str]) -> list[str]:
+def invalid_values(profile: UserProfile, slot: str, filled: dict[str, str]) -> list[str]:
     """Values of the slot's pool the API rejects (a transaction or card id the user does not have, ...)."""
     pools = {"account": ACCOUNTS, "partner": PARTNERS, "amount": AMOUNTS, "card_type": CARD_TYPES, "note": NOTES,
              "transaction": TRANSACTION_IDS, "card": CARD_IDS}

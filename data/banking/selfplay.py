@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from data.banking.domain import (
     ALTERNATIVE_SLOTS,
     SLOTS,
-    Profile,
+    UserProfile,
     invalid_values,
     valid_values,
 )
@@ -101,7 +101,7 @@ def _api_name(intent: str, slot: str, alternative: bool) -> str:
 class SystemBot:
     """One state per slot; ``react`` returns the system and API actions until the user must speak again."""
 
-    def __init__(self, intent: str, profile: Profile, rng: random.Random, order: tuple[str, ...] | None = None):
+    def __init__(self, intent: str, profile: UserProfile, rng: random.Random, order: tuple[str, ...] | None = None):
         self.intent, self.profile, self.rng = intent, profile, rng
         self.order = order or SLOTS[intent]
         self.alternative = False
@@ -199,7 +199,7 @@ class SystemBot:
 class UserBot:
     """Answers from a goal drawn from the profile, sometimes with an invalid value."""
 
-    def __init__(self, intent: str, profile: Profile, rng: random.Random):
+    def __init__(self, intent: str, profile: UserProfile, rng: random.Random):
         self.intent, self.profile, self.rng = intent, profile, rng
         self.goal = self._goal()
         self.forgets_id = intent in ALTERNATIVE_SLOTS and rng.random() < P_FORGETS_ID
@@ -252,7 +252,7 @@ class UserBot:
 class ChallengeUser(UserBot):
     """The user bot of a challenge scenario: it brings the OOP phenomenon about (once, or twice when multiple)."""
 
-    def __init__(self, scenario: Scenario, profile: Profile, rng: random.Random):
+    def __init__(self, scenario: Scenario, profile: UserProfile, rng: random.Random):
         super().__init__(scenario.intent, profile, rng)
         self.challenge = scenario.challenge
         self.wanted = 2 if scenario.multiple else 1
@@ -301,7 +301,7 @@ def _canonical_next(intent: str, filled: dict[str, str], alternative: bool) -> s
     return next((slot for slot in order if slot not in filled), None)
 
 
-def play(scenario: Scenario, profile: Profile, rng: random.Random, max_turns: int = 60) -> SelfPlayDialog:
+def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns: int = 60) -> SelfPlayDialog:
     """One dialog of the scenario, with its OOP phenomenon where the flow allows it; the system actions that
     answer the phenomenon (or, for reordering, requests the training order would not make) are marked."""
     intent, challenge = scenario.intent, scenario.challenge
