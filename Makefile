@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 DATA ?= corpora/restaurant
 SEED ?= 0
 
-.PHONY: setup run test lint benchmark clean
+.PHONY: setup run test lint benchmark tables clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Python 3.11 needed, found {sys.version}"'
@@ -29,6 +29,16 @@ TEST_WORKERS ?= 2
 test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# The three papers' tables in docs/tables/, regenerated from seed-0 corpora (about 30 minutes on 2 cores).
+TABLE2_METHODS ?= rule_based,tfidf,tfidf_type,nearest_neighbour,embeddings,memn2n,memn2n_match,template_memn2n
+tables: setup
+	@test -f corpora/restaurant/dialog-babi-candidates.txt || $(VENV)/bin/dialog generate restaurant --out corpora/restaurant --seed 0
+	@test -f corpora/banking/dialog-babi-task7-banking-trn.txt || $(VENV)/bin/dialog generate banking --out corpora/banking --seed 0
+	@test -d corpora/movies/task1_qa || $(VENV)/bin/dialog generate movies --out corpora/movies --seed 0 --scale small
+	$(VENV)/bin/dialog benchmark --data corpora/restaurant --methods $(TABLE2_METHODS) --out docs/tables/babi-table2.md
+	$(VENV)/bin/dialog benchmark --data corpora/banking --out docs/tables/banking-tables8-9.md
+	$(VENV)/bin/dialog benchmark --data corpora/movies --out docs/tables/movie-table6.md
 
 benchmark: setup
 	$(VENV)/bin/python benchmarks/generation_throughput.py

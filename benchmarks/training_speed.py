@@ -12,7 +12,7 @@ peak RSS is its own):
 - ``end_to_end``: ``dialog train --task 5 --match-type --epochs 8`` from the raw files to a saved model, and its
   dev per-response accuracy against the paper's 93.4.
 - ``template``: ``dialog benchmark`` of the template MemN2N on tasks 3 and 5.
-- ``table2``: ``dialog benchmark`` of every default method on tasks 1-5 with OOV (the longest; about 20 min).
+- ``table2``: ``dialog benchmark`` of every default method on tasks 1-5 with OOV (the longest measure).
 - ``make_run``: what ``make run`` does after the install (validate, stats, the quick pipeline).
 """
 

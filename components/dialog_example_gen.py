@@ -125,8 +125,8 @@ def _file_examples(path: str, task: int, split: str, candidates: dict[str, int],
 
 def _job_examples(job: tuple[str, int, str, str, dict[int, dict] | None]) -> Iterator[bytes]:
     """The tf.Examples of one job (dialog file, task, split, candidates file, labels), the candidate index read
-    where the job runs: a closure over every task's index was pickled again for each bundle (dill, 2.7 of the
-    ExampleGen's 21 s in `make run`)."""
+    where the job runs: a closure over every task's index was pickled again for each bundle (by dill), work
+    repeated for nothing."""
     path, task, split, candidates, labels = job
     yield from _file_examples(path, task, split, {c: i for i, c in enumerate(_read_candidates(candidates))}, labels)
 

@@ -4,15 +4,15 @@ The Evaluators read ``custom_extractors`` from this module (``Evaluator(module_p
 profile of `make run`'s three Evaluators (py-spy) found three costs that the metrics do not need:
 
 - **Unbatching every feature.** TFMA splits each batch into one dict per turn over every feature it decoded,
-  ``memory`` and ``memory_speaker`` (a list of strings per turn) among them: 13.8 s of Python. After the
+  ``memory`` and ``memory_speaker`` (a list of strings per turn) among them, all in Python. After the
   predictions, only the features the eval config slices by and the metrics' ``dialog_id`` are read, so the
   others are dropped before the split.
-- **Slice keys per turn.** TFMA works out each turn's slice keys anew (``np.unique`` per feature and slicing spec:
-  7.6 s on the template ranker's 143k turns), though they depend only on the few values of the sliced features.
+- **Slice keys per turn.** TFMA works out each turn's slice keys anew (``np.unique`` per feature and slicing spec,
+  for each of the template ranker's 143k turns), though they depend only on the few values of the sliced features.
   They are computed by TFMA's own code once per distinct combination of those values, then reused.
 - **A failed call per batch.** TFMA calls ``serving_examples`` with the serialized examples as a positional
   argument; a loaded signature binds arguments only by name, so TensorFlow first formats an error message that
-  holds the repr of the whole batch (6 s), then falls back to the flat signature. Given the examples as a
+  holds the repr of the whole batch, then falls back to the flat signature. Given the examples as a
   feature named like the signature's input, TFMA calls it by name.
 """
 

@@ -3,8 +3,8 @@ that no training dialog holds.
 
 Half of Table 2 (the ``tst-OOV`` rows) asks how a model answers about restaurants, cuisines and locations it never
 saw, and ``dev`` cannot tell: every dev dialog talks about entities training also holds, so a setting or an epoch
-chosen on ``dev`` is blind to the OOV rows (task 1 with match type: 100% of dev at every setting tried, while the
-OOV test set moved by five points). The public release builds its OOV test sets from a second KB that the KB file
+chosen on ``dev`` is blind to the OOV rows (task 1 with match type: dev could not tell apart settings that the
+OOV test set told apart). The public release builds its OOV test sets from a second KB that the KB file
 lists; this module builds the same kind of set from ``dev``, so a model can be chosen on it without reading a test
 file:
 

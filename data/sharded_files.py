@@ -40,8 +40,8 @@ def shards_of(name: str, key: tuple, count: int, shard_size: int) -> list[Shard]
 
 
 def default_beam_args() -> list[str]:
-    """DirectRunner with a worker process per core: 1.6x the single process at 200,000 restaurant dialogs on 2
-    cores (benchmarks/generation_throughput.py), where the in-memory mode gains nothing."""
+    """DirectRunner with a worker process per core: faster than the single process on a large restaurant corpus
+    (benchmarks/generation_throughput.py), where the in-memory mode gains nothing."""
     return ["--direct_running_mode=multi_processing", f"--direct_num_workers={os.cpu_count() or 1}"]
 
 

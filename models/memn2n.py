@@ -61,9 +61,8 @@ def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tens
     sum: its gradient has one row per word, the sum over the word's occurrences. ``per_occurrence``: the rows are
     looked up by the layer, then summed, so the gradient has a row per occurrence, as any ``keras.layers.Embedding``
     gives it; Keras' Adam sums those rows into its first moment but their squares into its second, so a word said
-    k times in a batch takes a step up to sqrt(k) larger. That is slower (a task-5 epoch with match type in 2.5 s
-    against 2.1) and generalises better to unseen entities: Table 2's MemN2N rows use it (task 1's OOV test set at
-    seed 0: 82.94 against 79.71 without match type)."""
+    k times in a batch takes a step up to sqrt(k) larger. That is slower and generalises better to unseen
+    entities (the OOV test sets): Table 2's MemN2N rows use it."""
     if per_occurrence:
         return tf.math.unsorted_segment_sum(embedding(ids), bags, count)
     if not embedding.built:
@@ -89,7 +88,7 @@ def sparse_bags(ids: np.ndarray) -> tf.SparseTensor:
 
 
 def embed_bags(embedding: keras.layers.Embedding, bags: tf.SparseTensor, per_occurrence: bool = False) -> tf.Tensor:
-    """[N, d]: each bag's summed embeddings (5x faster than padded bags over 4,212 candidates). One sparse
+    """[N, d]: each bag's summed embeddings (faster than padded bags over 4,212 candidates). One sparse
     segment sum over the constant ids (TF's embedding_lookup_sparse would de-duplicate them every step), or,
     ``per_occurrence``, a lookup and a sum (:func:`summed_rows`)."""
     return summed_rows(embedding, bags.values, bags.indices[:, 0], bags.dense_shape[0], per_occurrence)
@@ -127,7 +126,7 @@ class TypedCandidates:
 
     def said(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         """[N, B], 1.0 where one of the pair's words occurs in the query or the memory of example b. Pairs
-        first: the gather takes whole rows of [V, B] (three times faster than gathering columns of [B, V])."""
+        first: the gather takes whole rows of [V, B], which is faster than gathering columns of [B, V]."""
         batch = tf.shape(inputs["query"])[0]
         words = tf.cast(tf.concat([tf.reshape(inputs["memory"], [batch, -1]), inputs["query"]], axis=1), tf.int32)
         seen = tf.math.bincount(words, minlength=self.vocabulary_size, maxlength=self.vocabulary_size,
@@ -151,9 +150,8 @@ class TypedCandidates:
         """[B, C]: each candidate's sum of state^T (type word embedding) over its pairs that ``said`` ([N, B])
         marks (every pair when ``said`` is None: appendix D's match type without history).
 
-        Pairs and candidates along the first axis: row gathers and a segment sum over rows (measured with the
-        backward pass at [128, 4,800 pairs]: 2.5-3.7 ms, against 3.5-4.2 with a one-hot matmul over [B, N] and
-        6.5 with column gathers)."""
+        Pairs and candidates along the first axis: row gathers and a segment sum over rows, which, with the
+        backward pass, were faster than a one-hot matmul over [B, N] and than column gathers."""
         type_scores = tf.matmul(embedding(self.type_word_ids), state, transpose_b=True)  # [K, B]
         pair_scores = tf.gather(type_scores, self.types)  # [N, B]
         if said is not None:
@@ -222,7 +220,7 @@ class MemN2N(keras.Model):
         state = bag_of_embeddings(self.A, query_ids, self.per_occurrence)  # [B, d]
         mask = ops.cast(filled, state.dtype)
         attention = []
-        for R in self.R:  # matvec: with its gradient, a quarter faster than einsum or broadcast-and-sum here
+        for R in self.R:  # matvec: with its gradient, faster than einsum or broadcast-and-sum here
             scores = ops.where(filled, tf.linalg.matvec(memories, state), NEG_INF)
             weights = ops.softmax(scores, axis=-1) * mask  # all-empty memory: zeros
             state = state + R(tf.linalg.matvec(memories, weights, transpose_a=True))

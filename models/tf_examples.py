@@ -21,8 +21,7 @@ def to_tf_example(example: TurnExample, answer_index: int, challenge: str = NO_C
     """``answer_index`` is the gold answer's position in the candidate set, -1 when it is not a candidate.
 
     The features are filled in place (``extend``), not built as Feature messages and copied into the map: the
-    ExampleGen writes every bot turn, and this is 2.3 times faster (0.26 s instead of 0.6 for task 5's 17.6k
-    training turns), with the same message."""
+    ExampleGen writes every bot turn, and this is faster, with the same message."""
     out = tf.train.Example()
     feature = out.features.feature
     for key, values in (("dialog_id", [example.dialog_id]), ("task", [example.task]), ("split", [example.split]),
@@ -55,8 +54,8 @@ def read_tf_examples(patterns: Sequence[str], compression: str = "GZIP", batch_s
                      ) -> list[TurnExample]:
     """Every example of the TFRecord files matching ``patterns`` (as TFX writes them: gzip), in file order.
 
-    Records leave the dataset ``batch_size`` at a time: one eager tensor per record cost the pipeline's Trainers
-    about 4 s for each 47k-turn split (5.2 -> 1.2 s to read and parse `make run`'s training split)."""
+    Records leave the dataset ``batch_size`` at a time: one eager tensor per record was most of the time the
+    pipeline's Trainers spent reading and parsing each 47k-turn split."""
     files = sorted(path for pattern in patterns for path in tf.io.gfile.glob(pattern))
     if not files:
         raise FileNotFoundError(f"no TFRecord files match {list(patterns)}")

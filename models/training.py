@@ -99,11 +99,12 @@ class TrainConfig:
 def featurize(featurizer: Featurizer, examples: Sequence[TurnExample], chunk: int = 512) -> dict[str, np.ndarray]:
     """Run the featuriser over examples in chunks; returns ``memory`` and ``query`` id arrays.
 
-    The featuriser runs as one traced graph (shapes left open, so it is traced once), not op by op: the
-    pipeline's 47k training turns take 3.4 s instead of 4.5. Chunks of 2,048 took 2.8 s, but held 0.47 GB more
-    at the peak of task 6's training (200 memory slots). The ids are kept in the narrowest unsigned type that holds
-    the vocabulary (uint16 below 65,536 words; the models cast them back), written chunk by chunk into one array:
-    task 6's training memory is 14,404 x 200 x 31 ids, 357 MB as int32, and was held twice while concatenated."""
+    The featuriser runs as one traced graph (shapes left open, so it is traced once), not op by op, which is
+    faster. Chunks bound the peak memory: larger ones were a little faster but held much more at the peak of task
+    6's training (200 memory slots). The ids are kept in the narrowest unsigned type that holds the vocabulary
+    (uint16 below 65,536 words; the models cast them back), written chunk by chunk into one array: task 6's
+    training memory is 14,404 x 200 x 31 ids, the largest array training holds, and was held twice while
+    concatenated."""
     if not examples:
         raise ValueError("no examples to featurise")
     texts = tf.TensorSpec([None, None], tf.string)
@@ -137,8 +138,8 @@ def id_dtype(vocabulary_size: int) -> np.dtype:
 def with_constant_inputs(model: keras.Model, features: dict[str, np.ndarray], chunk: int = 1024
                          ) -> dict[str, np.ndarray]:
     """``features`` and the model's weight-independent inputs (``constant_inputs``), computed once, a chunk at a
-    time into one array each: the pipeline's 47.6k MemN2N training turns have a [47.6k, 4,800] ``said``, 228 MB,
-    which was held twice while its chunks were concatenated."""
+    time into one array each: the pipeline's 47.6k MemN2N training turns have a [47.6k, 4,800] ``said``, which
+    was held twice while its chunks were concatenated."""
     compute = tf.function(model.constant_inputs)
     size = len(features["query"])
     arrays: dict[str, np.ndarray] = {}
@@ -201,7 +202,7 @@ def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
 
 def softmax_cross_entropy(y_true: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
     """-log softmax(logits)[y], as logsumexp(logits) - logits[y]: the same loss as Keras' sparse categorical
-    cross-entropy from logits, in a third less time over 4,212 candidates (TF's fused kernel is not vectorised)."""
+    cross-entropy from logits, in less time over 4,212 candidates (TF's fused kernel is not vectorised)."""
     gold = tf.cast(tf.reshape(y_true, [-1, 1]), tf.int32)
     return tf.reduce_logsumexp(logits, axis=-1) - tf.gather(logits, gold, batch_dims=1)[:, 0]
 
@@ -214,8 +215,8 @@ def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_
     """The shuffled batches ``model.fit(features, labels, batch_size=..., shuffle=True)`` makes (the array adapter
     of Keras 3.6, pinned in constraints.txt: the same order, so the same trained numbers), with tf.data's
     autotuning off. Its model thread is joined when an epoch's iterator is deleted, at the start of the next
-    epoch, and it held that start for 3-4 s in half the epochs (MemN2N in `make run`'s Trainer: 3 of 6 epochs,
-    4.3 s of training each); without it the parallel map runs on as many threads as there are cores."""
+    epoch, and it stalled that start in some of the epochs (MemN2N in `make run`'s Trainer); without it the
+    parallel map runs on as many threads as there are cores."""
     adapter = ArrayDataAdapter(features, labels, batch_size=batch_size, shuffle=True)
     options = tf.data.Options()
     options.autotune.enabled = False
@@ -228,8 +229,8 @@ def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_
 def top_candidates(model: keras.Model, features: dict[str, np.ndarray], size: int, batch_size: int = 1024
                    ) -> np.ndarray:
     """Each example's best-scoring candidate, a batch at a time: never every example x every candidate at once
-    (task 5's dev would be 18k x 4k scores, 300 MB). Under a strategy of several replicas, ``predict`` spreads
-    each batch over them (``predict_on_batch``, three times faster otherwise, would run it whole on each)."""
+    (task 5's dev would be 18k x 4k scores). Under a strategy of several replicas, ``predict`` spreads each batch
+    over them (``predict_on_batch``, faster otherwise, would run it whole on each)."""
     strategy = getattr(model, "distribute_strategy", None)
     several = strategy is not None and strategy.num_replicas_in_sync > 1
 
@@ -250,9 +251,9 @@ class BestOnDev(keras.callbacks.Callback):
 
     With ``patience``, training stops once that many epochs in a row have not beaten the best. Training also stops
     at the first epoch with every dev answer right: no later epoch can beat it (the best must be strictly better),
-    so the model kept is the same as after every epoch, and the template model (100% of dev after one epoch on
-    tasks 3 and 5) trains one epoch instead of 30. Each epoch's history has its training seconds and its dev
-    evaluation seconds apart."""
+    so the model kept is the same as after every epoch, and a model that gets all of dev right early (the
+    template model, on some tasks) stops there instead of running every epoch. Each epoch's history has its
+    training seconds and its dev evaluation seconds apart."""
 
     def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 1024,
                  patience: int | None = None, oov: tuple[dict[str, np.ndarray], np.ndarray] | None = None) -> None:

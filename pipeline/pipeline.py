@@ -42,7 +42,7 @@ def eval_config(min_accuracy: float, max_drop: float, challenges: bool = True) -
     """Per-response and per-dialog accuracy and hits@k on every slice; the threshold on the dev slice gates the
     push (the floor, and at most ``max_drop`` below the last blessed model of the same kind). Without
     ``challenges`` (a corpus with no challenge set), the slices by challenge are left out: each would repeat
-    another slice, and TFMA's per-turn work grows with the slice count (MemN2N on `make run`: 90.6 -> 71.4 s)."""
+    another slice, and TFMA's per-turn work grows with the slice count."""
     features = [keys for keys in SLICE_FEATURES if challenges or CHALLENGE not in keys]
     threshold = tfma.MetricThreshold(
         value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_accuracy}),

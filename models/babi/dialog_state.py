@@ -1,7 +1,7 @@
 """A dialog state tracker in TensorFlow ops, whose state the template model reads as words of the query.
 
-On task 6 (DSTC2) the template model picked the right API call for 34% of them on dev, where the rule-based
-system (section 4.1) picks 53%: an API call is made once each slot of the call (cuisine, area, price) is known or
+On task 6 (DSTC2) the template model picked the right API call less often on dev than the rule-based system
+(section 4.1) does: an API call is made once each slot of the call (cuisine, area, price) is known or
 "don't care", and the words that say so ("any part of town", "i dont care" after "What part of town ...?") are
 spread over turns, which a bag-of-words memory does not add up. Hybrid Code Networks feed the tracked state to
 the policy; here the state is a few words put before the delexicalised query, for instance
@@ -224,7 +224,7 @@ class DialogStateTracker(tf.Module):
         ``TemplateServingModule.act``)."""
         valued = tf.equal(state, 1)[:, tf.newaxis, :]  # [B, 1, S]
         # Words as indices into the arguments' distinct words (-1: none of them), so that the [B, A, S]
-        # comparison is of integers, not strings (task 5: thousands of calls; a twentieth of serving's time).
+        # comparison is of integers, not strings (task 5: thousands of calls, compared at every served turn).
         distinct, argument_ids = tf.unique(tf.reshape(arguments, [-1]))
         argument_ids = tf.reshape(argument_ids, tf.shape(arguments))  # [A, S]
         # (An argument is never "": appended, it keeps the axis below non-empty and matches no argument.)

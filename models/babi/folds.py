@@ -1,7 +1,7 @@
 """Model selection that does not spend dev: k folds of the training dialogs, grouped by dialog.
 
-On task 6 (DSTC2) dev overstates the held-back test by 4-14 points, partly because every variant and epoch is
-chosen on dev. Here each method is run ``k`` times: run ``r`` holds out fold ``r`` for the report, chooses its
+On task 6 (DSTC2) dev overstates the held-back test, partly because every variant and epoch is chosen on
+dev. Here each method is run ``k`` times: run ``r`` holds out fold ``r`` for the report, chooses its
 variant or epoch on fold ``r + 1`` (its "dev"), and trains on the other ``k - 2`` folds. The mean over the held-out
 folds, with its spread, is the estimate. A final run chooses on fold 0, trains on the rest of ``trn``, and is the
 one model reported on the real dev (and test, when present): dev is used once, for the report, and never to
