@@ -31,6 +31,15 @@ _DIALOG_FILE = re.compile(r"dialog-babi-task(\d+)-(.+)-(trn|dev|tst-OOV|tst-OOT|
 BANKING_TASK = 7
 
 
+def parse_tasks(text: str) -> tuple[int, ...]:
+    """Task numbers separated by commas (``"1,3"``), each once, in order; a clear error for anything else. The one
+    reader of a task list: the command line's ``--tasks``, the runners' environment and flags."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not all(part.isdigit() for part in parts):
+        raise ValueError(f"expected task numbers separated by commas, got {text!r}")
+    return tuple(sorted({int(part) for part in parts}))
+
+
 def dialog_file_name(task: int, split: str, name: str | None = None) -> str:
     return f"dialog-babi-task{task}-{name or TASK_NAMES[task]}-{split}.txt"
 

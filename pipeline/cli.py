@@ -80,12 +80,14 @@ class TaskList(click.ParamType):
         self.allowed, self.what = allowed, what
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, ...]:
+        from data.layout import parse_tasks
+
         if isinstance(value, tuple):
             return value
-        parts = [part.strip() for part in str(value).split(",") if part.strip()]
-        if not all(part.isdigit() for part in parts):
-            self.fail(f"expected task numbers separated by commas, got {value!r}", param, ctx)
-        tasks = tuple(sorted({int(part) for part in parts}))
+        try:
+            tasks = parse_tasks(str(value))
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
         if self.allowed is not None and not (tasks and set(tasks) <= set(self.allowed)):
             self.fail(f"{self.what} are {self.allowed.start}-{self.allowed.stop - 1}, got {value!r}", param, ctx)
         return tasks

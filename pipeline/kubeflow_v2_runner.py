@@ -25,6 +25,7 @@ from absl import app, flags  # noqa: E402
 from tfx.orchestration import data_types  # noqa: E402
 from tfx.orchestration.kubeflow.v2 import kubeflow_v2_dag_runner  # noqa: E402
 
+from data.layout import parse_tasks  # noqa: E402
 from pipeline.configs import CURATED_SCHEMA, PIPELINE_NAME, PROFILES  # noqa: E402
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
@@ -63,7 +64,7 @@ flags.DEFINE_string("schema_file", str(CURATED_SCHEMA),
 def main(argv: Sequence[str]) -> None:
     del argv
     path = compile_pipeline(FLAGS.output_dir, FLAGS.image, FLAGS.pipeline_root, FLAGS.serving_model_dir,
-                            FLAGS.data_root, FLAGS.profile, [int(t) for t in FLAGS.tasks], FLAGS.beam_arg,
+                            FLAGS.data_root, FLAGS.profile, parse_tasks(",".join(FLAGS.tasks)), FLAGS.beam_arg,
                             FLAGS.schema_file)
     print(f"wrote {path} (pipeline {PIPELINE_NAME})")
 

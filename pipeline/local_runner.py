@@ -21,6 +21,7 @@ if __package__ in (None, ""):  # run as a file (tfx CLI): make the repository im
 from tfx.orchestration import metadata  # noqa: E402
 from tfx.orchestration.local.local_dag_runner import LocalDagRunner  # noqa: E402
 
+from data.layout import parse_tasks  # noqa: E402
 from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES, Profile  # noqa: E402
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
@@ -47,8 +48,7 @@ def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Pro
 
 
 def _tasks_from_env() -> tuple[int, ...]:
-    value = os.environ.get("DIALOG_TASKS", "")
-    return tuple(int(part) for part in value.split(",") if part.strip())
+    return parse_tasks(os.environ.get("DIALOG_TASKS", ""))
 
 
 if __name__ == "__main__":
