@@ -1,26 +1,72 @@
-"""SMN and MMN on a small banking corpus: labels reach the examples, the selector is trained on the opening turns."""
+"""SMN and MMN's parts without training: the selector learns from the opening turns, and MMN routes each dialog
+of plain turn examples from its opening turn, even when only later turns are ranked."""
 
 from __future__ import annotations
 
-from data.banking.labels import read_labels
-from models.banking.networks import SELECTOR_ACTION, _selector_examples, labelled_examples
-from models.examples import TaskData
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from data.banking.domain import INTENTS
+from models.banking.labelled import dialog_intents, read_task_labels
+from models.banking.networks import OPENING_TURN, SELECTOR_ACTION, MultipleMemoryNetwork, opening, selector_examples
+from models.examples import TaskData, TurnExample
 
 
-def test_examples_carry_intent_template_split_and_challenge_turns(banking) -> None:
-    out, files = banking
+def test_the_selector_is_trained_on_each_dialogs_opening_turn(banking) -> None:
+    _, files = banking
     task = TaskData.load(files)
-    labels = read_labels(out / "dialog-babi-task7-banking-labels.jsonl")
-    tests = labelled_examples(task, "tst-OOT", labels)
-    assert {e.templates for e in tests} == {"OOT"}
-    marked = [e for e in tests if e.is_challenge_turn]
-    assert marked and all(e.challenge != "none" for e in marked)
-    # a turn-compression challenge turn answers "yes , <new value>" with the validation API call
-    compression = [e for e in marked if e.challenge == "turn_compression"]
-    assert compression and all(e.example.answer.startswith("api_call check_") for e in compression)
-    trn = labelled_examples(task, "trn", labels)
-    selector = _selector_examples(trn)
+    intents = dialog_intents(task, read_task_labels(files), ("trn",))
+    selector = selector_examples(task.split("trn"), intents)
     assert len(selector) == 15 * 6
-    assert {e.answer for e in selector} == {SELECTOR_ACTION.format(intent=i) for i in
-                                            ("transfer", "cancel_transfer", "block_card", "transaction_history",
-                                             "account_balance", "account_limit")}
+    assert all(e.turn == OPENING_TURN for e in selector)
+    assert {e.answer for e in selector} == {SELECTOR_ACTION.format(intent=i) for i in INTENTS}
+
+
+def test_a_later_turn_gives_back_its_dialogs_opening_turn(banking) -> None:
+    _, files = banking
+    task = TaskData.load(files)
+    examples = [e for split in task.examples for e in task.split(split)]
+    openings = {e.dialog_id: e for e in examples if e.turn == OPENING_TURN}
+    for e in examples:
+        assert opening(e) == (None if e.turn < OPENING_TURN else openings[e.dialog_id])
+
+
+@dataclass
+class Recorder:
+    """A ranker answering ``answer`` to everything, recording what it was asked."""
+
+    answer: str
+    asked: list[TurnExample] = field(default_factory=list)
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        self.asked += examples
+        return [[self.answer] for _ in examples]
+
+
+class QuerySelector:
+    """A selector choosing the intent named in the opening query."""
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        return [[SELECTOR_ACTION.format(intent=e.query)] for e in examples]
+
+
+def test_mmn_ranks_each_dialog_with_the_network_of_its_opening_turn() -> None:
+    def dialog(name: str, intent: str, turns: int) -> list[TurnExample]:
+        memory: list[str] = []
+        examples = []
+        for turn in range(turns):
+            query = "<SILENCE>" if turn == 0 else intent if turn == OPENING_TURN else f"more {turn}"
+            examples.append(TurnExample(name, "banking", "tst", turn, tuple(memory), ("user", "bot") * turn, query,
+                                        f"bot {turn}"))
+            memory += [query, f"bot {turn}"]
+        return examples
+
+    networks = {intent: Recorder(intent) for intent in INTENTS}
+    mmn = MultipleMemoryNetwork(QuerySelector(), networks)
+    cancel, block = dialog("a", "cancel_transfer", 4), dialog("b", "block_card", 3)
+    examples = [*cancel, *block[2:]]  # dialog b without its greeting and opening turn
+    assert mmn.route(examples) == {"a": "cancel_transfer", "b": "block_card"}
+    assert mmn.rank(examples, 1) == [["cancel_transfer"]] * 4 + [["block_card"]]
+    assert networks["cancel_transfer"].asked == cancel and networks["block_card"].asked == block[2:]
+    # a dialog seen only at its greeting has nothing to route by: every network answers it alike
+    assert mmn.rank(block[:1], 1) == [[INTENTS[0]]]

@@ -1,12 +1,12 @@
 """Tables 8-9 on a small banking corpus: both tables written, every cell a percentage, the OOP average the mean of
-the OOP rows, turns counted."""
+the OOP rows, turns counted, the notes of both methods; written only when the banking task is asked for."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from data.banking.labels import CHALLENGES
-from models.banking.tables import run_banking_benchmark
+from models.banking.reproduce import benchmark, output_path, run_banking_benchmark
 
 
 def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
@@ -21,4 +21,16 @@ def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
             assert results.table8[("average", templates, model)] == round(sum(cells) / len(cells), 2)
     assert results.turns[("turn_compression", "IT", True)] >= 2 * 3  # twice per dialog, 3 dialogs
     assert (tmp_path / "banking.csv").read_text().startswith("table,test_case")
+    smn, mmn = results.notes
+    assert smn.startswith("SMN: best epoch 1/1 on dev (")
+    assert mmn.startswith("MMN: intent networks' best epochs 1, 1, 1, 1, 1, 1; selector (learning rate 0.0")
+    assert "chosen on dev) dev " in mmn and "test dialogs routed to their intent " in mmn
+    assert f"- {mmn}" in text
 
+
+def test_tables_only_when_the_banking_task_is_asked_for(banking, tmp_path: Path) -> None:
+    out, _ = banking
+    assert benchmark(out, tmp_path / "table.md", tasks=(1,)) == []
+    assert not list(tmp_path.iterdir())
+    assert output_path(tmp_path / "table.md", [7]) == tmp_path / "table.md"
+    assert output_path(tmp_path / "table.md", [1, 7]) == tmp_path / "table-banking.md"

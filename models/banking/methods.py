@@ -1,0 +1,65 @@
+"""The methods of Majumdar et al.'s Tables 8-9, registered in the one registry (``models.methods``), in the
+tables' column order: SMN, then MMN (``models.banking.networks``).
+
+Each is ``fit(task, work_dir, settings) -> Ranker`` on a :class:`~models.examples.TaskData`. Without
+``settings.config`` a method follows the paper's recipe (:func:`~models.banking.networks.paper_config`, at most
+``settings.epochs`` of the paper's 20, stopping after 3 epochs without a better dev); with it it trains exactly
+that config. SMN writes its SavedModel at ``work_dir``, MMN one per network under it. The notes say which epochs
+were kept and, for MMN, which selector learning rate was chosen and how well it routes dev.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from data.banking.domain import INTENTS
+from data.layout import BANKING_TASK
+from models.banking.labelled import dialog_intents, labels_path, read_task_labels
+from models.banking.networks import PAPER_EPOCHS, paper_config, train_mmn, train_smn
+from models.examples import TaskData
+from models.features import build_spec
+from models.methods import Fitted, NotApplicable, Settings, register
+from models.training import TrainConfig
+
+PAPER = "banking"
+
+
+def config_of(settings: Settings) -> TrainConfig:
+    """``settings.config``, or the paper's settings for at most ``settings.epochs`` epochs."""
+    if settings.config is not None:
+        return settings.config
+    # Stop after 3 epochs without a better dev: the best epoch is kept anyway, so later ones would only cost time.
+    return paper_config(min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), patience=3)
+
+
+@register("smn", PAPER, "SMN")
+def smn(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+    """One MemN2N on the dialogs of every intent."""
+    config = config_of(settings)
+    spec = build_spec(task, memory_size=config.max_memory)
+    ranker, summary = train_smn(spec, task.split("trn"), task.split("dev"), config, work_dir, settings.verbose,
+                                settings.log_dir, settings.top_k)
+    note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
+            f"({summary['dev_per_response_accuracy']}%)")
+    return Fitted(ranker, note, summary)
+
+
+@register("mmn", PAPER, "MMN")
+def mmn(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+    """A MemN2N per intent and the selector that routes a dialog to one; the intents come from the labels
+    sidecar. Its summary holds each network's, by intent, and the chosen selector's as ``selector``."""
+    if task.task != BANKING_TASK:
+        raise NotApplicable("a network per banking intent: only the banking task has intents")
+    if not labels_path(task.files).is_file():
+        raise NotApplicable(f"no labels sidecar ({labels_path(task.files).name}) to give each dialog's intent")
+    intents = dialog_intents(task, read_task_labels(task.files), ("trn", "dev"))
+    config = config_of(settings)
+    spec = build_spec(task, memory_size=config.max_memory)
+    ranker, summaries = train_mmn(spec, task.split("trn"), task.split("dev"), intents, config, work_dir,
+                                  settings.verbose, settings.log_dir, settings.top_k)
+    best_epochs = ", ".join(str(summaries[intent]["best_epoch"]) for intent in INTENTS)
+    selector = summaries["selector"]
+    note = (f"intent networks' best epochs {best_epochs}; selector (learning rate "
+            f"{selector['config']['learning_rate']}, chosen on {settings.chosen_on}) {settings.chosen_on} "
+            f"{selector['dev_per_response_accuracy']}%")
+    return Fitted(ranker, note, summaries)

@@ -1,0 +1,116 @@
+"""Tables 8 and 9 of Majumdar et al. for a corpus holding the banking self-play task: SMN against MMN.
+
+Both methods (``models.banking.methods``, found through the registry) fit on the task loaded once and rank the
+test dialogs of ``tst`` (IT) and ``tst-OOT`` (OOT). Non-OOP rows count every bot turn of the non-OOP test dialogs;
+an OOP row counts the bot turns that answer the phenomenon (the challenge turns of the labels sidecar), where the
+dialogs differ from anything seen in training. ``dialog benchmark`` calls :func:`benchmark` for every corpus; it
+writes these tables when the banking task is among the tasks asked for.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from data.banking.labels import CHALLENGES, NONE
+from data.layout import BANKING_TASK, TaskFiles, discover
+from models import methods as registry
+from models.banking.labelled import LabelledExample, labelled_examples, read_task_labels
+from models.banking.methods import PAPER
+from models.banking.networks import MultipleMemoryNetwork
+from models.banking.report import BankingResults, write_banking_results
+from models.examples import TaskData
+from models.methods import Fitted, Ranker, Settings, best_answers, note_of
+from models.metrics import percent
+
+TEST_SPLITS = ("tst", "tst-OOT")
+
+
+def accuracy(examples: Sequence[LabelledExample], predictions: Sequence[str]) -> float | None:
+    """Per-response accuracy of the chosen turns (None when there are none, so the cell says n/a)."""
+    if not examples:
+        return None
+    return round(percent(p == e.example.answer for e, p in zip(examples, predictions, strict=True)), 2)
+
+
+def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]) -> tuple[dict, dict, dict]:
+    """Tables 8 and 9 from each model's first answer to every test example (``answers``: model -> answers)."""
+    table8: dict[tuple[str, str, str], float | None] = {}
+    table9: dict[tuple[str, str, str], float | None] = {}
+    turns: dict[tuple[str, str, bool], int] = {}
+    for name, predicted in answers.items():
+        predictions = dict(zip((id(e) for e in tests), predicted, strict=True))
+        for templates in ("IT", "OOT"):
+            for challenge in (NONE, *CHALLENGES):
+                for multiple in (False, True):
+                    chosen = [e for e in tests if e.templates == templates and e.challenge == challenge
+                              and e.multiple == multiple and (challenge == NONE or e.is_challenge_turn)]
+                    if multiple and not chosen:
+                        continue
+                    value = accuracy(chosen, [predictions[id(e)] for e in chosen])
+                    (table9 if multiple else table8)[(challenge, templates, name)] = value
+                    turns[(challenge, templates, multiple)] = len(chosen)
+            values = [table8[(c, templates, name)] for c in CHALLENGES if table8.get((c, templates, name)) is not None]
+            table8[("average", templates, name)] = round(sum(values) / len(values), 2) if values else None
+    return table8, table9, turns
+
+
+def routed_to_intent(mmn: Ranker, tests: Sequence[LabelledExample]) -> float:
+    """Percent of the test dialogs MMN's selector sends to the network of their own intent."""
+    network = mmn.ranker if isinstance(mmn, Fitted) else mmn
+    assert isinstance(network, MultipleMemoryNetwork)
+    routed = network.route([e.example for e in tests])
+    intents = {e.example.dialog_id: e.intent for e in tests}
+    return 100.0 * sum(routed[d] == intents[d] for d in routed) / max(len(routed), 1)
+
+
+def _fit(name: str, task: TaskData, work: Path, settings: Settings) -> tuple[Ranker, float]:
+    """The method ``name`` fitted on ``task`` in its own directory under ``work``, and the seconds it took."""
+    started = time.perf_counter()
+    ranker = registry.get(name, PAPER).fit(task, work / name, settings)
+    return ranker, time.perf_counter() - started
+
+
+def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None = None,
+                          work: str | Path | None = None, progress: Callable[[str], None] = print) -> BankingResults:
+    """Fit SMN and MMN on ``trn`` (best epoch on ``dev``, at most ``epochs``: None for the paper's 20), write
+    Tables 8 and 9 (Markdown at ``out``, CSV beside it)."""
+    task = TaskData.load(files)
+    labels = read_task_labels(files)
+    tests = [e for split in TEST_SPLITS if split in files.splits for e in labelled_examples(task, split, labels)]
+    examples = [e.example for e in tests]
+    settings = Settings(epochs=epochs)
+    seconds: dict[str, float] = {}
+    notes = []
+    with tempfile.TemporaryDirectory(prefix="banking-", dir=work) as directory:
+        smn, seconds["SMN"] = _fit("smn", task, Path(directory), settings)
+        notes.append(f"SMN: {note_of(smn)}, {seconds['SMN']:.0f} s")
+        progress(notes[-1])
+        mmn, seconds["MMN"] = _fit("mmn", task, Path(directory), settings)
+        notes.append(f"MMN: {note_of(mmn)}, test dialogs routed to their intent {routed_to_intent(mmn, tests):.2f}%; "
+                     f"{seconds['MMN']:.0f} s")
+        progress(notes[-1])
+        table8, table9, turns = score({"SMN": best_answers(smn, examples), "MMN": best_answers(mmn, examples)}, tests)
+    results = BankingResults(table8, table9, turns, seconds, notes)
+    write_banking_results(results, out)
+    return results
+
+
+def output_path(out: Path, tasks: Sequence[int]) -> Path:
+    """Where the tables go: ``out`` itself, or ``OUT-banking.md`` when Table 2 is written to ``out`` too."""
+    return out.with_name(f"{out.stem}-banking{out.suffix}") if any(t != BANKING_TASK for t in tasks) else out
+
+
+def benchmark(data: str | Path, out: str | Path, tasks: Sequence[int] = (), epochs: int | None = None,
+              progress: Callable[[str], None] = print) -> list[Path]:
+    """Tables 8-9 when the corpus has the banking task and ``tasks`` (empty: every task) asks for it; the files
+    written. ``epochs`` is capped at the paper's 20."""
+    present = discover(data)
+    wanted = [t for t in present if not tasks or t in tasks]
+    if BANKING_TASK not in wanted:
+        return []
+    path = output_path(Path(out), wanted)
+    run_banking_benchmark(present[BANKING_TASK], path, epochs=epochs, progress=progress)
+    return [path, path.with_suffix(".csv")]
