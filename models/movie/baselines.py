@@ -8,13 +8,15 @@ factorisation (task 2) and TF-IDF retrieval (task 4).
 * **SVD.** As the paper does, the text is thrown away but for its movie entities: each training example is a
   "user" row (the movies mentioned and the answer) of a user x movie matrix, factorised by truncated SVD; a test
   user is folded in from the movies it mentions, and unmentioned movies are ranked by the reconstruction.
-* **TF-IDF.** ``models.ir_baselines.TfIdfMatch`` on the candidates, with the query alone or with the history.
+* **TF-IDF.** ``models.ir_baselines.TfIdfMatch`` on the candidates, with the query alone or with the history;
+  :class:`DiscussionIr` ranks each example among its own split's candidate file.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -22,7 +24,7 @@ from scipy.sparse.linalg import svds
 
 from data.movie.reader import EntityDictionary, Triple
 from models.ir_baselines import TfIdfMatch
-from models.movie.examples import MovieExample
+from models.movie.examples import MovieExample, turn_examples
 
 PLACEHOLDER = "<e>"
 
@@ -118,3 +120,23 @@ class SvdRecommender:
 def tfidf_discussion(candidates: Sequence[str], training: Sequence[MovieExample], use_history: bool) -> TfIdfMatch:
     documents = [e.query for e in training] + [a for e in training for a in e.answers] + list(candidates)
     return TfIdfMatch(candidates, documents, use_history=use_history)
+
+
+@dataclass(frozen=True)
+class DiscussionIr:
+    """TF-IDF retrieval of task 4's replies as a ranker of Movie Dialog examples: each example is ranked among its
+    split's candidate file (``candidates(split)``). The IDF counts that file too, so each split has a model of its
+    own rather than one order over every candidate."""
+
+    candidates: Callable[[str], Sequence[str]]
+    training: Sequence[MovieExample]
+    use_history: bool
+
+    def rank(self, examples: Sequence[MovieExample], k: int = 10) -> list[list[str]]:
+        ranked: list[list[str]] = [[] for _ in examples]
+        for split in dict.fromkeys(e.split for e in examples):
+            chosen = [i for i, e in enumerate(examples) if e.split == split]
+            model = tfidf_discussion(self.candidates(split), self.training, self.use_history)
+            for i, row in zip(chosen, model.rank(turn_examples([examples[i] for i in chosen]), k), strict=True):
+                ranked[i] = row
+        return ranked

@@ -1,9 +1,8 @@
 """Movie Dialog examples (one per exchange) and the hits@k metric of Dodge et al.
 
 An example holds the dialog so far (earlier texts and their answers, oldest first), the current text and the set
-of correct answers; hits@k counts an example when any correct answer is among the first k ranked candidates.
-The paper's per-task choice: hits@1 for QA, hits@100 for recommendation, hits@10 for QA+recommendation and
-discussion.
+of correct answers; hits@k counts an example when any correct answer is among the first k ranked candidates (the
+paper's k per task: ``models.movie.paper.PAPER_K``).
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from dataclasses import dataclass
 
 from data.movie.reader import MovieCorpus, Triple, read_candidates, read_dialogs, read_kb
 from models.examples import BOT, USER, TurnExample
-
-PAPER_K = {1: 1, 2: 100, 3: 10, 4: 10}
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ over the candidates, the best epoch kept on dev, as for MemN2N.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import keras
@@ -22,8 +22,9 @@ from keras import ops
 from models.examples import TurnExample
 from models.features import FeatureSpec, Featurizer, spec_from_sentences, tokenize
 from models.memn2n import embed_bags, sparse_bags
+from models.methods import first_k
 from models.movie.examples import MovieExample
-from models.movie.text import EntityText, first_k, prepare_text
+from models.movie.text import EntityText, prepare_text
 from models.training import BestOnDev, answer_indices, training_batches
 
 
@@ -40,7 +41,7 @@ class LstmConfig:
     seed: int = 0
 
 
-class LstmRanker(keras.Model):
+class LstmNetwork(keras.Model):
     """Logits [B, C] of every candidate for token ids [B, T] (0: padding)."""
 
     def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 100, seed: int = 0,
@@ -64,7 +65,10 @@ class LstmRanker(keras.Model):
 
 
 class MovieLstm:
-    def __init__(self, text: EntityText, spec: FeatureSpec, model: LstmRanker, candidates: Sequence[str],
+    """The trained :class:`LstmNetwork` as an ordered ranker (``models.methods.OrderedRanker``) over
+    ``candidates``: the entities, then the reply sentences."""
+
+    def __init__(self, text: EntityText, spec: FeatureSpec, model: LstmNetwork, candidates: Sequence[str],
                  config: LstmConfig, summary: dict) -> None:
         self.text, self.spec, self.model, self.config, self.summary = text, spec, model, config, summary
         self.candidates = list(candidates)
@@ -79,7 +83,7 @@ class MovieLstm:
         trn_t, dev_t = text.examples(trn, all_answers=True), text.examples(dev, all_answers=False)
         spec = spec_from_sentences(candidates, [], {s for e in trn_t for s in (*e.memory, e.query)})
         candidate_ids = Featurizer(spec).sentence_ids(tf.constant(candidates)).numpy()
-        model = LstmRanker(len(spec.vocabulary), candidate_ids, config.embedding_dim, config.seed)
+        model = LstmNetwork(len(spec.vocabulary), candidate_ids, config.embedding_dim, config.seed)
         model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                       loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         ranker = cls(text, spec, model, [text.entity_of.get(c, c) for c in candidates], config, {})
@@ -102,8 +106,12 @@ class MovieLstm:
                 rows[row, -len(ids):] = ids
         return rows
 
-    def rank(self, examples: Sequence[MovieExample], k: int, among: Collection[str] | None = None) -> list[list[str]]:
-        """The first ``k`` candidates for each example, only those in ``among`` when it is given."""
+    def order(self, examples: Sequence[MovieExample]) -> np.ndarray:
+        """[N, candidates] candidate indices of each example, best first (ties in the candidates' order)."""
         logits = self.model.predict({"tokens": self.sequences(self.text.examples(examples, all_answers=False))},
                                     batch_size=256, verbose=0)
-        return first_k(self.candidates, np.argsort(-logits, axis=1, kind="stable"), k, among)
+        return np.argsort(-logits, axis=1, kind="stable")
+
+    def rank(self, examples: Sequence[MovieExample], k: int = 10) -> list[list[str]]:
+        """The first ``k`` candidates of each example."""
+        return first_k(self.candidates, self.order(examples), k)

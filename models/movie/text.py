@@ -8,8 +8,7 @@ An example with several correct answers is trained once per answer (at most ``MA
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Sequence
-from itertools import islice
+from collections.abc import Sequence
 
 from data.movie.reader import EntityDictionary, Triple
 from models.examples import TurnExample
@@ -53,6 +52,7 @@ class EntityText:
                              long_term=self.long_term if self.kb else None,
                              answers=MAX_ANSWERS if all_answers else 1)
 
+
 def prepare_text(entities: Sequence[str], trn: Sequence[MovieExample], sentences: Sequence[str] = (),
                  triples: Sequence[Triple] = ()) -> tuple[EntityText, list[str]]:
     """The dictionary built on the training texts, and the candidates in its tokens: the entities, then the
@@ -63,11 +63,3 @@ def prepare_text(entities: Sequence[str], trn: Sequence[MovieExample], sentences
               for original in dict.fromkeys([*entities, *sentences])}
     text.entity_of.update({token: original for original, token in tokens.items() if original not in text.token_of})
     return text, list(dict.fromkeys(tokens.values()))
-
-
-def first_k(candidates: Sequence[str], indices: Iterable[Iterable[int]], k: int,
-            among: Collection[str] | None = None) -> list[list[str]]:
-    """Each row of candidate ``indices`` (best first) as the first ``k`` candidates, keeping those in ``among``."""
-    allowed = set(among) if among is not None else None
-    return [list(islice((a for a in (candidates[i] for i in row) if allowed is None or a in allowed), k))
-            for row in indices]

@@ -6,6 +6,7 @@ import pytest
 
 from data.movie.reader import discover_movie_corpus, read_kb
 from data.movie.tasks import MoviePlan, generate
+from models.movie.examples import MovieData
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +16,9 @@ def movies(tmp_path_factory: pytest.TempPathFactory):
     corpus = discover_movie_corpus(out)
     entities = corpus.entity_list()
     return corpus, entities, read_kb(corpus.kb, entities)
+
+
+@pytest.fixture(scope="session")
+def data(movies) -> MovieData:
+    """The same world read once, as the methods take it."""
+    return MovieData(movies[0])

@@ -1,0 +1,95 @@
+"""Table 6 of Dodge et al. for a corpus in the Movie Dialog layout: each method's hits@k beside the paper's.
+
+The rows are the registered Movie Dialog methods (``models.movie.methods``) in registration order. Each fits on
+``train`` and chooses what it chooses on ``dev``; here its ranker is scored on ``test`` with the paper's k per task
+(hits@1 QA, hits@100 recommendation, hits@10 QA+recommendation and discussion), each split ranked among its own
+candidates (task 4: the split's candidate file). A method fits on each task present, a joint model once on every
+learned task; a method with nothing to offer on a task (:class:`~models.methods.NotApplicable`) leaves it n/a.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from data.layout import discover
+from data.movie.reader import MovieCorpus, discover_movie_corpus
+from models.methods import Fitted, NotApplicable, Registered, Settings, get, names, note_of
+from models.movie.baselines import DiscussionIr
+from models.movie.examples import MovieData
+from models.movie.methods import JOINT, PAPER, MovieTask, hits, learned_tasks
+from models.movie.paper import PAPER_K, TASK_TITLES
+from models.movie.report import Row, by_exchange, write_table6
+
+# The models trained per task whose notes break tasks 3 and 4 down by exchange.
+BY_EXCHANGE = ("movie_lstm", "movie_embeddings", "movie_memn2n")
+
+
+def movie_methods() -> list[Registered]:
+    """The registered Movie Dialog methods, in registration order: Table 6's rows."""
+    return [get(name, PAPER) for name in names(PAPER)]
+
+
+def table10(ranker: DiscussionIr, data: MovieData) -> str:
+    """The paper's Table 10 comparison: IR's test hits@k with the query alone and with the history."""
+    test = {history: hits(replace(ranker, use_history=history), data, 4, "test")[0] for history in (True, False)}
+    return (f"test hits@{PAPER_K[4]} with the query alone {test[False]}, with the history {test[True]} "
+            f"(the paper's Table 10 comparison)")
+
+
+def run_method(method: Registered, data: MovieData, work: Path, settings: Settings) -> Row:
+    """``method``'s row: fitted on each task (or, joint, once on every learned task) and scored on each test set."""
+    started = time.perf_counter()
+    if method.name in JOINT:
+        task_sets = [tuple(learned_tasks(data.corpus))]
+    else:
+        task_sets = [(t,) for t in TASK_TITLES if t in data.corpus.tasks]
+    values, notes = {}, []
+    for tasks in task_sets:
+        try:
+            fitted = method.fit(MovieTask(data, tasks), work / "-".join(map(str, tasks)), settings)
+        except NotApplicable:
+            continue
+        note = note_of(fitted)
+        for task in tasks:
+            values[task], ranked = hits(fitted, data, task, "test")
+            if method.name in BY_EXCHANGE and task in (3, 4):
+                note += f"; by exchange: {by_exchange(data.examples(task, 'test'), ranked, PAPER_K[task])}"
+        ranker = fitted.ranker if isinstance(fitted, Fitted) else fitted
+        if isinstance(ranker, DiscussionIr):
+            note += f"; {table10(ranker, data)}"
+        if note:
+            notes.append(note)
+    return Row(method.title, values, time.perf_counter() - started, notes)
+
+
+def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print,
+                        epochs: int | None = None) -> list[Row]:
+    """Every method of Table 6 on the corpus; ``epochs`` overrides each learning model's own."""
+    data = MovieData(corpus)
+    settings = Settings(epochs=epochs)
+    rows = []
+    for method in movie_methods():
+        with tempfile.TemporaryDirectory(prefix=f"{method.name}-") as work:
+            rows.append(run_method(method, data, Path(work), settings))
+        progress(f"{rows[-1].method}: {rows[-1].values} in {rows[-1].seconds:.1f} s")
+    write_table6(out, rows)
+    return rows
+
+
+def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
+              progress: Callable[[str], None] = print) -> list[Path]:
+    """Table 6 when ``data`` is in the Movie Dialog layout rather than dialog-bAbI's; the file written (none for a
+    dialog-bAbI corpus). ``epochs`` overrides each learning model's own; a directory in neither layout is a
+    :class:`FileNotFoundError` saying what is missing."""
+    if discover(data):
+        return []
+    try:
+        corpus = discover_movie_corpus(data)
+    except ValueError as error:
+        raise FileNotFoundError(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
+    run_movie_benchmark(corpus, out, progress=progress, epochs=epochs)
+    return [Path(out)]

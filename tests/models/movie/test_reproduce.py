@@ -1,0 +1,36 @@
+"""Table 6 run on a Movie Dialog corpus: every registered method, each scored per task on test; a directory in
+neither layout is refused."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from models.movie.paper import PAPER_TABLE6
+from models.movie.reproduce import benchmark
+
+
+def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
+    corpus, _, _ = movies
+    out = tmp_path / "table6.md"
+    lines: list[str] = []
+    assert benchmark(corpus.root, out, epochs=1, progress=lines.append) == [out]
+    text = out.read_text()
+    assert [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")][2:] == \
+        [f"| {title}" for title in PAPER_TABLE6]
+    assert [line.split(":")[0] for line in lines] == list(PAPER_TABLE6)
+    assert "| QA system | **" in text and "paper 90.7" in text and "| LSTM | **" in text
+    assert re.search(r"\| SVD \| n/a \| \*\*[\d.]+\*\* · paper 19.2 \| n/a \| n/a \|", text)
+    assert re.search(r"\| IR \| n/a \| n/a \| n/a \| \*\*[\d.]+\*\* · paper 23.7 \|", text)
+    assert "Joint MemN2N against MemN2N trained per task: task 1 " in text and "Not run" not in text
+    assert "MemN2N task 4: 1 hop(s)" in text  # the discussion task, ranked among its candidate file
+    assert re.search(r"MemN2N task 1: 1 hop\(s\), best epoch 1/1,", text)  # epochs reaches the models (8 without)
+    assert "| MemN2N | **" in text and "MemN2N task 3: 2 hop(s)" in text and "by exchange: exchange 1 " in text
+    assert re.search(r"- IR input: .* \(chosen on dev\); test hits@10 with the query alone [\d.]+, with the history "
+                     r"[\d.]+ \(the paper's Table 10 comparison\)", text)
+
+
+def test_a_directory_in_neither_layout_is_refused(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="neither the dialog-bAbI nor the Movie Dialog layout"):
+        benchmark(tmp_path, tmp_path / "table6.md")
