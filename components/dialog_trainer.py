@@ -3,7 +3,7 @@
 
 The executor adds one thing to the standard one: the URI of the Examples artifact, so that ``run_fn`` reads the
 candidate set and KB facts the ExampleGen stored inside it. ``custom_config`` names the method (``method``) and
-holds the fields of its :class:`models.training.TrainConfig` (model, match_type, hops, epochs, ...).
+holds the fields of its config (``models.training.train_config``: model, match_type, hops, epochs, ...).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from models import methods
 from models.examples import DialogId, TaskData, TurnExample
 from models.gfile import GFILE
 from models.tf_examples import read_tf_examples
-from models.training import TrainConfig
+from models.training import TrainConfig, train_config
 
 EXAMPLES_URI_KEY = "examples_uri"
 METHOD_KEY = "method"
@@ -55,7 +55,7 @@ def run_fn(fn_args: FnArgs) -> None:
     settings = dict(fn_args.custom_config)
     resources = read_resources(settings.pop(EXAMPLES_URI_KEY))
     method = methods.get(settings.pop(METHOD_KEY))
-    config = TrainConfig(**settings)
+    config = train_config(**settings)
     # In dialog order, as the files hold them (Beam shuffles files): the same data trains the same model.
     trn, dev = (sorted(read_tf_examples(files), key=dialog_order) for files in (fn_args.train_files,
                                                                                  fn_args.eval_files))

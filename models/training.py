@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,22 @@ OOV_DEV_SPLIT = "dev-OOV"  # the ``split`` of the OOV dev set's examples
 TRAINING_DEFAULTS: dict[str, float | int] = {"learning_rate": 0.005, "batch_size": 128, "epochs": 30}
 
 
+def _whole(config: object, *names: str) -> None:
+    for name in names:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+
+
 @dataclass(frozen=True)
 class TrainConfig:
-    model: str = "memn2n"  # or "embeddings", or "template" (models.babi.template: a MemN2N with these settings
-    # ranks delexicalised answers, a filler trained for ``fill_epochs`` fills their entities)
+    """What the training of every network shares: the loop (Adam's step, batches, epochs, patience, how the epoch is
+    chosen) and the inputs (match type, embedding size, memory). Each network's own settings are in its subclass:
+    :class:`MemN2NConfig`, :class:`EmbeddingsConfig`, :class:`TemplateConfig`; :func:`train_config` builds one by
+    name."""
+
+    model: str = "memn2n"  # the network: the subclass's name (:data:`CONFIGS`)
     match_type: bool = False
-    hops: int = 3
     embedding_dim: int = 32
     # The measured defaults (:data:`TRAINING_DEFAULTS`), shared by `dialog train`, the benchmarks and the
     # pipeline's profiles.
@@ -49,51 +59,102 @@ class TrainConfig:
     clipnorm: float = 40.0
     max_memory: int = 200
     seed: int = 0
-    # MemN2N only: 1 embedding for everything, 2 (input and memories; candidates), 3 (input; memories; candidates).
-    dictionaries: int = 2
-    # MemN2N only: words no training example holds keep a zero embedding (``MemN2N``'s ``learned_words``).
-    only_learned_words: bool = False
-    # MemN2N only: a gradient row per word occurrence, as a keras.layers.Embedding gives it, which Keras' Adam steps
-    # larger for words said often in a batch (models.memn2n.summed_rows): slower, better on unseen entities.
-    per_occurrence_gradient: bool = False
-    # Supervised embeddings only: margin ranking loss with sampled negatives, input, A = B.
-    margin: float = 0.01
-    negatives: int = 100
-    use_history: bool = True
-    shared_embeddings: bool = False
     # Stop when dev accuracy has not improved for this many epochs (None: run every epoch).
     patience: int | None = None
     # Choose the epoch on the mean of dev and an OOV dev made from dev alone (data.oov_dev: its KB entities swapped
     # for ones no training dialog holds), not on dev alone, which cannot see the OOV test sets. Used by `train` when
     # the task's KB has entities no training dialog holds; otherwise dev alone.
     select_on_oov_dev: bool = False
-    # Template ranker only: epochs of its filler, and whether its template model reads the tracked dialog state
-    # (models.babi.dialog_state; False: the ablation).
-    fill_epochs: int = 10
-    dialog_state: bool = True
-    # Template ranker with a tracked state: log-odds added to the API call (one action, its arguments the state's),
-    # chosen on task 6's held-out folds (docs/babi.md). None: API calls are templates like the others.
-    call_bias: float | None = 0.5
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot train (a zero size, a rate that is not a positive number) before any time
         is spent, naming the setting."""
-        if self.model not in ("memn2n", "embeddings", "template"):
-            raise ValueError(f"model must be memn2n, embeddings or template, got {self.model!r}")
-        for name in ("hops", "embedding_dim", "epochs", "batch_size", "max_memory", "negatives", "fill_epochs"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if CONFIGS.get(self.model) is not type(self):
+            raise ValueError(f"model must be one of {list(CONFIGS)} with its own config, got {self.model!r} in a "
+                             f"{type(self).__name__}")
+        _whole(self, "embedding_dim", "epochs", "batch_size", "max_memory")
         if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 1):
             raise ValueError(f"patience must be a whole number >= 1 (or None), got {self.patience!r}")
-        if self.dictionaries not in (1, 2, 3):
-            raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
         for name in ("learning_rate", "clipnorm"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class MemN2NConfig(TrainConfig):
+    """A MemN2N (appendix A of Bordes et al.): softmax cross-entropy over every candidate."""
+
+    model: str = "memn2n"
+    hops: int = 3
+    # 1 embedding for everything, 2 (input and memories; candidates), 3 (input; memories; candidates).
+    dictionaries: int = 2
+    # Words no training example holds keep a zero embedding (``MemN2N``'s ``learned_words``).
+    only_learned_words: bool = False
+    # A gradient row per word occurrence, as a keras.layers.Embedding gives it, which Keras' Adam steps larger for
+    # words said often in a batch (models.memn2n.summed_rows): slower, better on unseen entities.
+    per_occurrence_gradient: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _whole(self, "hops")
+        if self.dictionaries not in (1, 2, 3):
+            raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig(TrainConfig):
+    """Supervised embeddings (4.3 of Bordes et al.): margin ranking loss with sampled negatives."""
+
+    model: str = "embeddings"
+    margin: float = 0.01
+    negatives: int = 100
+    use_history: bool = True  # the whole history as input, or the last utterance
+    shared_embeddings: bool = False  # A = B
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _whole(self, "negatives")
         if not isinstance(self.margin, int | float) or not math.isfinite(self.margin) or self.margin < 0:
             raise ValueError(f"margin must be a number >= 0, got {self.margin!r}")
+
+
+@dataclass(frozen=True)
+class TemplateConfig(MemN2NConfig):
+    """The template ranker (models.babi.template): a MemN2N with these settings ranks delexicalised answers, a
+    filler trained for ``fill_epochs`` fills their entities."""
+
+    model: str = "template"
+    fill_epochs: int = 10
+    # Whether the template model reads the tracked dialog state (models.babi.dialog_state; False: the ablation).
+    dialog_state: bool = True
+    # With a tracked state: log-odds added to the API call (one action, its arguments the state's), chosen on task
+    # 6's held-out folds (docs/results.md). None: API calls are templates like the others.
+    call_bias: float | None = 0.5
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _whole(self, "fill_epochs")
+
+    def template_model(self) -> MemN2NConfig:
+        """The settings of its template model: the MemN2N ones."""
+        return MemN2NConfig(**{f.name: getattr(self, f.name) for f in fields(MemN2NConfig) if f.name != "model"})
+
+
+CONFIGS: dict[str, type[TrainConfig]] = {"memn2n": MemN2NConfig, "embeddings": EmbeddingsConfig,
+                                         "template": TemplateConfig}
+
+
+def train_config(model: str = "memn2n", **settings: Any) -> TrainConfig:
+    """The config of ``model`` with ``settings``: a setting that model does not have is refused by name (the
+    embeddings have no hops), as is an unknown model."""
+    if model not in CONFIGS:
+        raise ValueError(f"model must be one of {list(CONFIGS)}, got {model!r}")
+    known = {f.name for f in fields(CONFIGS[model])}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ValueError(f"{model} has no setting {', '.join(unknown)}")
+    return CONFIGS[model](model=model, **settings)
 
 
 def featurize(featurizer: Featurizer, examples: Sequence[TurnExample], chunk: int = 512) -> dict[str, np.ndarray]:
@@ -181,11 +242,11 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
     # A corpus without a KB (no KB file, no KB results: the paper's Concierge setting) has no entity types, so
     # match type has nothing to match: the model is built without it.
     match_ids, type_ids = candidate_type_slots(spec) if config.match_type and spec.types else (None, None)
-    if config.model == "embeddings":
+    if isinstance(config, EmbeddingsConfig):
         return SupervisedEmbeddings(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim,
                                     use_history=config.use_history, shared=config.shared_embeddings,
                                     match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
-    if config.model != "memn2n":
+    if not isinstance(config, MemN2NConfig) or isinstance(config, TemplateConfig):
         raise ValueError(f"model must be memn2n or embeddings, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries,
@@ -195,7 +256,7 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
 
 def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
     """Softmax cross-entropy over all candidates (MemN2N, appendix A); margin ranking (embeddings, 4.3)."""
-    if config.model == "embeddings":
+    if isinstance(config, EmbeddingsConfig):
         return margin_ranking_loss(config.margin, config.negatives)
     return softmax_cross_entropy
 
@@ -360,7 +421,8 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
     x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
-    learned = learned_words(spec, x_trn, y_trn) if config.only_learned_words else None
+    learned = learned_words(spec, x_trn, y_trn) if isinstance(config, MemN2NConfig) and config.only_learned_words \
+        else None
     strategy = strategy or tf.distribute.get_strategy()
     with strategy.scope():
         model = build_model(spec, config, learned)

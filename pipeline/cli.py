@@ -288,22 +288,23 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     from models.babi.presets import paper_config
     from models.examples import TaskData
     from models.serving.export import prepare_output
-    from models.training import TrainConfig
+    from models.training import train_config
 
     overrides = {key: value for key, value in (("hops", hops), ("embedding_dim", embedding_dim),
                                                ("learning_rate", learning_rate), ("use_history", use_history),
                                                ("epochs", epochs), ("batch_size", batch_size))
                  if value is not None}
-    common = {"match_type": match_type, "seed": seed,
-              "shared_embeddings": shared_embeddings, "only_learned_words": only_learned_words,
-              "per_occurrence_gradient": per_occurrence_gradient,
-              "select_on_oov_dev": select_on_oov_dev, **overrides}
+    # A flag of another model (--hops of the embeddings) is refused by name, so only the flags given are passed.
+    flags = {name: True for name, given in (("shared_embeddings", shared_embeddings),
+                                            ("only_learned_words", only_learned_words),
+                                            ("per_occurrence_gradient", per_occurrence_gradient)) if given}
+    common = {"match_type": match_type, "seed": seed, "select_on_oov_dev": select_on_oov_dev, **flags, **overrides}
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (paper_config(task, model=model_kind, **common) if preset == "paper"
-                  else TrainConfig(model=model_kind, **common))
+                  else train_config(model_kind, **common))
         prepare_output(out)  # before reading the corpus: a refused --out costs nothing
         loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
-        fitted = methods.get(MODEL_METHODS[model_kind]).fit(
+        fitted = methods.get(MODEL_METHODS[model_kind], "babi").fit(
             loaded, out, methods.Settings(config=config, verbose=2, log_dir=log_dir))
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None

@@ -60,7 +60,8 @@ class Profile:
             return self
         (task,) = tasks
         kept = ("match_type", "epochs", "batch_size", "patience", "fill_epochs", "learning_rate", "seed")
-        neural = {name: paper_config(task, model=config.model, **{key: getattr(config, key) for key in kept})
+        neural = {name: paper_config(task, model=config.model, **{key: getattr(config, key) for key in kept
+                                                                   if hasattr(config, key)})
                   for name, config in (("template", self.template), ("memn2n", self.memn2n))}
         embeddings = paper_config(task, model="embeddings", match_type=self.embeddings.match_type,
                                        epochs=self.embeddings.epochs, patience=self.embeddings.patience)

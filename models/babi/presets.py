@@ -3,10 +3,9 @@ the training settings built from them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from models.training import TrainConfig
+from models.training import TrainConfig, train_config
 
 # task -> (learning rate, margin, embedding dim, negative candidates, hops)
 MEMN2N_TABLE9: dict[int, dict[str, float | int]] = {
@@ -51,10 +50,10 @@ def paper_config(task: int, model: str = "memn2n", **overrides: Any) -> TrainCon
     rate: Table 9's 0.01 diverges under Adam."""
     if model == "embeddings":
         preset = embeddings_preset(task)
-        base = TrainConfig(model=model, embedding_dim=int(preset["embedding_dim"]),
-                           learning_rate=float(preset["learning_rate"]), margin=float(preset["margin"]),
-                           negatives=int(preset["negatives"]), use_history=bool(preset["use_history"]))
+        base = {"embedding_dim": int(preset["embedding_dim"]), "learning_rate": float(preset["learning_rate"]),
+                "margin": float(preset["margin"]), "negatives": int(preset["negatives"]),
+                "use_history": bool(preset["use_history"])}
     else:
         preset = memn2n_preset(task)
-        base = TrainConfig(model=model, hops=int(preset["hops"]), embedding_dim=int(preset["embedding_dim"]))
-    return replace(base, **overrides)
+        base = {"hops": int(preset["hops"]), "embedding_dim": int(preset["embedding_dim"])}
+    return train_config(model, **{**base, **overrides})

@@ -24,7 +24,7 @@ from models.examples import TurnExample
 from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker, best_answers
 from models.serving.ranker import SavedModelRanker
-from models.training import TrainConfig, fit_and_export
+from models.training import MemN2NConfig, TrainConfig, fit_and_export
 
 PAPER_EPOCHS = 20  # the paper's; more is never run
 SELECTOR_ACTION = "api_call memory_network {intent}"
@@ -33,8 +33,8 @@ SELECTOR_LEARNING_RATES = (0.001, 0.01)
 OPENING_TURN = 1
 
 
-def paper_config(epochs: int = PAPER_EPOCHS, **overrides: object) -> TrainConfig:
-    return replace(TrainConfig(hops=3, embedding_dim=128, learning_rate=0.001, batch_size=32, epochs=epochs,
+def paper_config(epochs: int = PAPER_EPOCHS, **overrides: object) -> MemN2NConfig:
+    return replace(MemN2NConfig(hops=3, embedding_dim=128, learning_rate=0.001, batch_size=32, epochs=epochs,
                                max_memory=40), **overrides)
 
 

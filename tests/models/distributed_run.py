@@ -11,9 +11,9 @@ cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
 from data.layout import discover  # noqa: E402 (after the devices are set)
-from models.training import TrainConfig, train  # noqa: E402
+from models.training import MemN2NConfig, train  # noqa: E402
 
-config = TrainConfig(match_type=True, hops=2, embedding_dim=32, epochs=int(sys.argv[2]), batch_size=32)
+config = MemN2NConfig(match_type=True, hops=2, embedding_dim=32, epochs=int(sys.argv[2]), batch_size=32)
 results = {}
 for name, strategy in (("default", None), ("mirrored", tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))):
     scope = strategy.scope() if strategy else tf.distribute.get_strategy().scope()

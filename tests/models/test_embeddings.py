@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.layout import discover
 from data.babi.generation import GenerationPlan, generate
+from data.layout import discover
 from models.babi.presets import paper_config
 from models.embeddings import margin_ranking_loss
 from models.examples import split_examples
 from models.features import Featurizer, build_spec
 from models.serving.evaluate import evaluate
 from models.serving.ranker import SavedModelRanker
-from models.training import TrainConfig, build_model, featurize, train
+from models.training import EmbeddingsConfig, build_model, featurize, train
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +42,9 @@ def test_margin_ranking_loss_by_hand() -> None:
 def test_scores_shapes_history_and_shared_embeddings(task1) -> None:
     spec = build_spec(task1, memory_size=10)
     features = featurize(Featurizer(spec), split_examples(task1, "dev")[:5])
-    with_history = build_model(spec, TrainConfig(model="embeddings", embedding_dim=8, use_history=True))
-    without = build_model(spec, TrainConfig(model="embeddings", embedding_dim=8, use_history=False))
-    shared = build_model(spec, TrainConfig(model="embeddings", embedding_dim=8, shared_embeddings=True))
+    with_history = build_model(spec, EmbeddingsConfig(embedding_dim=8, use_history=True))
+    without = build_model(spec, EmbeddingsConfig(embedding_dim=8, use_history=False))
+    shared = build_model(spec, EmbeddingsConfig(embedding_dim=8, shared_embeddings=True))
     assert with_history(features).shape == (5, len(spec.candidates))
     assert shared.A is shared.B and with_history.A is not with_history.B
     x_history, x_query = with_history.encode_input(features), without.encode_input(features)
@@ -57,8 +57,8 @@ def test_scores_shapes_history_and_shared_embeddings(task1) -> None:
 
 def test_no_history_match_type_types_every_entity_of_the_candidate(task1) -> None:
     spec = build_spec(task1, memory_size=10)
-    model = build_model(spec, TrainConfig(model="embeddings", embedding_dim=8, use_history=False, match_type=True))
-    plain = build_model(spec, TrainConfig(model="embeddings", embedding_dim=8, use_history=False))
+    model = build_model(spec, EmbeddingsConfig(embedding_dim=8, use_history=False, match_type=True))
+    plain = build_model(spec, EmbeddingsConfig(embedding_dim=8, use_history=False))
     plain.set_weights(model.get_weights())
     features = featurize(Featurizer(spec), split_examples(task1, "dev")[:2])
     difference = model(features).numpy() - plain(features).numpy()

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from models.examples import TurnExample
-
-from models.methods import best_answers
 from models.ir_baselines import NearestNeighbour, TfIdfMatch
+from models.methods import best_answers
 
 
 def ex(query: str, answer: str = "", memory: tuple[str, ...] = ()) -> TurnExample:
@@ -53,8 +52,8 @@ def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_pat
     same rankings, as the per-input formula it replaced, on generated task 5 with its KB's entity types."""
     import numpy as np
 
-    from data.layout import discover
     from data.babi.generation import GenerationPlan, generate
+    from data.layout import discover
     from models.examples import TaskData
     from models.features import kb_entity_types
 

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.layout import discover
 from data.babi.generation import GenerationPlan, generate
+from data.layout import discover
 from models.examples import TurnExample, pad_batch, split_examples
-from models.methods import best_answers
 from models.features import (
     PAD_ID,
     FeatureSpec,
@@ -25,11 +24,20 @@ from models.features import (
     tokenize,
 )
 from models.memn2n import bag_of_embeddings, match_type_scores, matched_entity_types, summed_rows
+from models.methods import best_answers
 from models.serving.evaluate import evaluate
 from models.serving.explain import explain_turns
 from models.serving.export import DialogServingModule, export
 from models.serving.ranker import SavedModelRanker
-from models.training import TrainConfig, answer_indices, build_model, featurize, id_dtype, train
+from models.training import (
+    MemN2NConfig,
+    answer_indices,
+    build_model,
+    featurize,
+    id_dtype,
+    train,
+    train_config,
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +78,7 @@ def test_memory_is_most_recent_first_with_time_and_speaker_words(spec: FeatureSp
 
 
 def test_padding_never_gets_attention(spec: FeatureSpec, task1) -> None:
-    model = build_model(spec, TrainConfig(hops=3, embedding_dim=16))
+    model = build_model(spec, MemN2NConfig(hops=3, embedding_dim=16))
     batch = split_examples(task1, "trn")[:6]
     features = Featurizer(spec)(*(tf.constant(a, tf.string) for a in pad_batch(batch)))
     logits, attention = model.predict_with_attention(features)
@@ -95,7 +103,7 @@ def test_match_type_rule() -> None:
                        ("here it is resto_a_phone", "api_call thai", "api_call french", "thai food"), 4, 4)
     entity_ids, type_ids = candidate_type_slots(spec)
     assert [spec.vocabulary[i] for i in type_ids] == ["#type_cuisine", "#type_phone"]
-    model = build_model(spec, TrainConfig(match_type=True, hops=1, embedding_dim=8))
+    model = build_model(spec, MemN2NConfig(match_type=True, hops=1, embedding_dim=8))
     features = Featurizer(spec)(tf.constant([["i like thai food"]]), tf.constant([["user"]]),
                                 tf.constant(["anything"]))
     matched = model.matched_types(features).numpy()[0]
@@ -109,7 +117,7 @@ def test_match_type_rule() -> None:
 def test_memn2n_learns_a_small_task1(task1, tmp_path: Path) -> None:
     out = tmp_path / "model"
     # 30 dialogs: batches of 32 at Adam's 0.01 give it enough steps (the defaults are for corpora of thousands)
-    summary = train(task1, TrainConfig(match_type=True, hops=2, embedding_dim=32, learning_rate=0.01, epochs=30,
+    summary = train(task1, MemN2NConfig(match_type=True, hops=2, embedding_dim=32, learning_rate=0.01, epochs=30,
                                        batch_size=32), out=out)
     assert summary["best_epoch"] >= 1 and summary["dev_per_response_accuracy"] > 85
     ranker = SavedModelRanker(out)
@@ -134,7 +142,7 @@ def test_featurize_keeps_the_featurizers_ids_in_a_narrow_type(task1, spec: Featu
 
 def test_export_answers_like_the_in_memory_model(task1, spec: FeatureSpec, tmp_path: Path) -> None:
     examples = split_examples(task1, "dev")[:60]
-    model = build_model(spec, TrainConfig(match_type=True, hops=2, embedding_dim=16))
+    model = build_model(spec, MemN2NConfig(match_type=True, hops=2, embedding_dim=16))
     features = featurize(Featurizer(spec), examples)
     model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(features, answer_indices(spec, examples), epochs=3, verbose=0)  # weights that are not the init
@@ -157,7 +165,7 @@ def test_evaluate_refuses_a_directory_without_a_model(tmp_path: Path) -> None:
 
 
 def test_explain_puts_attention_back_in_time_order(task1, spec: FeatureSpec, tmp_path: Path) -> None:
-    model = build_model(spec, TrainConfig(hops=2, embedding_dim=8))
+    model = build_model(spec, MemN2NConfig(hops=2, embedding_dim=8))
     examples = split_examples(task1, "dev")[:8]  # the first dialog's turns: 0 to 7+ memories
     export(DialogServingModule(spec, model), tmp_path / "model")
     ranker = SavedModelRanker(tmp_path / "model")
@@ -252,7 +260,7 @@ def test_a_corpus_without_a_kb_trains_without_match_type_and_reports_hits_at_10(
     (tmp_path / "dialog-babi-task7-concierge-candidates.txt").write_text("".join(f"1 {a}\n" for a in answers))
     files = discover(tmp_path)[7]
     assert files.kb is None
-    summary = train(files, TrainConfig(match_type=True, hops=1, embedding_dim=8, epochs=2), out=tmp_path / "m")
+    summary = train(files, MemN2NConfig(match_type=True, hops=1, embedding_dim=8, epochs=2), out=tmp_path / "m")
     assert summary["config"]["match_type"] and not summary["match_type_used"]
     result = evaluate(SavedModelRanker(tmp_path / "m"), split_examples(files, "tst"))
     assert result["hits_at_10"] == 100.0 and result["turns"] == 12  # 5 candidates: all in the top 10
@@ -286,7 +294,7 @@ def test_words_no_training_example_holds_keep_a_zero_embedding(task1, spec: Feat
     assert not learned[0]
     unseen = [i for i, w in enumerate(spec.vocabulary) if not learned[i]]
     assert unseen  # the other candidates' restaurants, for one
-    model = build_model(spec, TrainConfig(match_type=True, hops=1, embedding_dim=8, only_learned_words=True),
+    model = build_model(spec, MemN2NConfig(match_type=True, hops=1, embedding_dim=8, only_learned_words=True),
                         learned)
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.SparseCategoricalCrossentropy(True))
     model.fit(features, answers, epochs=2, verbose=0)  # softmax pushes every wrong candidate's words down ...
@@ -299,12 +307,12 @@ def test_constant_inputs_computed_a_chunk_at_a_time_equal_the_whole_batch(task1,
     from models.training import with_constant_inputs
 
     features = featurize(Featurizer(spec), split_examples(task1, "dev")[:70])
-    model = build_model(spec, TrainConfig(match_type=True, hops=1, embedding_dim=8))
+    model = build_model(spec, MemN2NConfig(match_type=True, hops=1, embedding_dim=8))
     whole = model.constant_inputs({k: tf.constant(v) for k, v in features.items()})["said"].numpy()
     chunked = with_constant_inputs(model, features, chunk=16)  # four chunks of 16 and one of 6
     assert chunked["said"].dtype == whole.dtype and np.array_equal(chunked["said"], whole) and whole.any()
     assert all(chunked[key] is features[key] for key in features)
-    plain = build_model(spec, TrainConfig(match_type=False, hops=1, embedding_dim=8))
+    plain = build_model(spec, MemN2NConfig(match_type=False, hops=1, embedding_dim=8))
     assert with_constant_inputs(plain, features, chunk=16) is features  # nothing constant: nothing computed
 
 
@@ -312,7 +320,7 @@ def test_constant_inputs_computed_a_chunk_at_a_time_equal_the_whole_batch(task1,
 def test_fast_formulations_score_like_the_reference_formulas(task1, spec: FeatureSpec, model_name: str) -> None:
     """The sparse bags and the (candidate, type) pairs give the padded bags' and the [B, C, K] rule's scores,
     whether match type's ``said`` is computed in the graph (serving) or once ahead of training."""
-    model = build_model(spec, TrainConfig(model=model_name, match_type=True, hops=2, embedding_dim=16))
+    model = build_model(spec, train_config(model_name, match_type=True, hops=2, embedding_dim=16))
     features = {k: tf.constant(v) for k, v in featurize(Featurizer(spec), split_examples(task1, "dev")[:64]).items()}
     logits = model(features).numpy()
     np.testing.assert_allclose(model({**features, **model.constant_inputs(features)}).numpy(), logits, atol=1e-5)

@@ -14,7 +14,15 @@ from click.testing import CliRunner
 from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name, discover
 from models.serving.export import OutputRefused, prepare_output
-from models.training import TrainConfig, TrainingDiverged, train, training_batches
+from models.training import (
+    EmbeddingsConfig,
+    MemN2NConfig,
+    TemplateConfig,
+    TrainingDiverged,
+    train,
+    train_config,
+    training_batches,
+)
 from pipeline.cli import main
 
 TINY = ["--task", "1", "--epochs", "1", "--embedding-dim", "8", "--hops", "1"]
@@ -63,7 +71,18 @@ def test_a_previous_model_is_replaced_and_a_killed_runs_leftovers_cleared(corpus
                                                 ("learning_rate", math.inf), ("clipnorm", 0.0)])
 def test_settings_that_cannot_train_are_refused_by_name(setting: str, value: float) -> None:
     with pytest.raises(ValueError, match=f"^{setting} must be"):
-        TrainConfig(**{setting: value})
+        train_config("memn2n", **{setting: value})
+
+
+def test_each_model_has_its_own_settings() -> None:
+    assert isinstance(train_config("template", fill_epochs=2), TemplateConfig)
+    assert train_config("embeddings", negatives=5).negatives == 5
+    with pytest.raises(ValueError, match="^embeddings has no setting hops"):
+        train_config("embeddings", hops=2)
+    with pytest.raises(ValueError, match="^negatives must be"):
+        train_config("embeddings", negatives=0)
+    with pytest.raises(ValueError, match="^model must be one of"):
+        EmbeddingsConfig(model="memn2n")  # a config of one model named as another
 
 
 def test_the_command_line_names_a_bad_setting_before_training(corpus: Path, tmp_path: Path) -> None:
@@ -76,7 +95,7 @@ def test_the_command_line_names_a_bad_setting_before_training(corpus: Path, tmp_
 
 
 def test_a_run_whose_loss_becomes_nan_exports_nothing(corpus: Path, tmp_path: Path) -> None:
-    config = TrainConfig(hops=1, embedding_dim=8, epochs=3, learning_rate=1e30)
+    config = MemN2NConfig(hops=1, embedding_dim=8, epochs=3, learning_rate=1e30)
     with pytest.raises(TrainingDiverged, match=r"the loss became nan in epoch \d; lower the learning rate"):
         train(discover(corpus)[1], config, out=tmp_path / "model")
     assert list(tmp_path.iterdir()) == []

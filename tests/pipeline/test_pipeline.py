@@ -13,7 +13,7 @@ import pytest
 from components.data_gate import DataGateError
 from data.babi.generation import GenerationPlan, generate
 from models.serving.rest import predict
-from models.training import TrainConfig
+from models.training import EmbeddingsConfig, MemN2NConfig, TemplateConfig
 from pipeline.configs import Profile
 from pipeline.local_runner import run
 from pipeline.pipeline import create_pipeline
@@ -21,9 +21,9 @@ from pipeline.summary import raw_slice_metrics, run_summary
 
 # Two epochs of small models: the test checks the plumbing (the best epoch kept), the benchmarks check accuracy.
 TINY = Profile(name="tiny",
-               template=TrainConfig(model="template", hops=1, embedding_dim=8, epochs=2, fill_epochs=2),
-               memn2n=TrainConfig(model="memn2n", match_type=True, hops=1, embedding_dim=8, epochs=2),
-               embeddings=TrainConfig(model="embeddings", embedding_dim=8, negatives=10, epochs=2),
+               template=TemplateConfig(hops=1, embedding_dim=8, epochs=2, fill_epochs=2),
+               memn2n=MemN2NConfig(match_type=True, hops=1, embedding_dim=8, epochs=2),
+               embeddings=EmbeddingsConfig(embedding_dim=8, negatives=10, epochs=2),
                # No model reaches 101%: the embeddings are refused by the floor.
                min_accuracy={"template": 0.0, "memn2n": 0.0, "embeddings": 1.01})
 

@@ -24,7 +24,7 @@ from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker
 from models.metrics import percent
 from models.serving.export import export, prepare_output
-from models.training import TrainConfig, fit, memory_size_for
+from models.training import TemplateConfig, fit, memory_size_for
 
 # How deep into a learned ranker's ranking :class:`RankedFilling` looks for the template's candidates.
 LEARNED_FILL_DEPTH = 200
@@ -47,7 +47,7 @@ class TemplateRanker:
     call_bias: float | None = None  # with a state: log-odds added to the API-call action (None: no such action)
 
     @classmethod
-    def fit(cls, task: TaskData, config: TrainConfig, out: str | Path | None = None, fill_epochs: int | None = None,
+    def fit(cls, task: TaskData, config: TemplateConfig, out: str | Path | None = None, fill_epochs: int | None = None,
             verbose: int = 0, features: Sequence[str] = FILL_FEATURES, log_dir: str | None = None,
             evaluate_dev: bool = True) -> tuple[TemplateRanker, dict]:
         """Fit on the task's ``trn``, the template model's best epoch on ``dev``; the SavedModel written to ``out``."""
@@ -56,7 +56,7 @@ class TemplateRanker:
 
     @classmethod
     def fit_examples(cls, candidates: Sequence[str], facts: Sequence[tuple[str, str, str]],
-                     trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
+                     trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TemplateConfig,
                      out: str | Path | None = None, fill_epochs: int | None = None, verbose: int = 0,
                      features: Sequence[str] = FILL_FEATURES, log_dir: str | None = None,
                      evaluate_dev: bool = True) -> tuple[TemplateRanker, dict]:
@@ -76,7 +76,7 @@ class TemplateRanker:
         trn_t, dev_t = template_examples(lexicon, state, trn), template_examples(lexicon, state, dev)
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
-        model, summary = fit(spec, trn_t, dev_t, replace(config, model="memn2n"), verbose, log_dir)
+        model, summary = fit(spec, trn_t, dev_t, config.template_model(), verbose, log_dir)
         ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state,
                      call_bias=config.call_bias)
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,

@@ -14,17 +14,17 @@ import pytest
 import tensorflow as tf
 from click.testing import CliRunner
 
+from data.babi.generation import GenerationPlan, generate
 from data.corpus import KBFact
 from data.kb_lookup import lookup
 from data.layout import discover
-from data.babi.generation import GenerationPlan, generate
 from models.examples import pad_batch, split_examples
 from models.gfile import GFileSystem
 from models.serving.chat import ChatSession
 from models.serving.export import infer_speakers
 from models.serving.ranker import ModelError, SavedModelRanker, resolve_model_dir
 from models.serving.rest import RequestError, predict
-from models.training import TrainConfig, train
+from models.training import MemN2NConfig, TemplateConfig, train
 from pipeline.cli import main
 
 REQUEST = {"instances": [{"memory": ["hi", "hello what can i help you with today"],
@@ -41,7 +41,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def model_dir(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("model") / "model"
-    train(discover(corpus)[3], TrainConfig(hops=1, embedding_dim=8, epochs=1, max_memory=6), out=out)
+    train(discover(corpus)[3], MemN2NConfig(hops=1, embedding_dim=8, epochs=1, max_memory=6), out=out)
     return out
 
 
@@ -215,8 +215,8 @@ def template_ranker(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     from models.examples import TaskData
 
     out = tmp_path_factory.mktemp("template") / "model"
-    ranker, _ = TemplateRanker.fit(TaskData.load(discover(corpus)[3]), TrainConfig(hops=1, embedding_dim=16, epochs=3),
-                                   out, fill_epochs=3)
+    ranker, _ = TemplateRanker.fit(TaskData.load(discover(corpus)[3]),
+                                   TemplateConfig(hops=1, embedding_dim=16, epochs=3), out, fill_epochs=3)
     return ranker, out
 
 

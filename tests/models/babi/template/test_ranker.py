@@ -27,7 +27,7 @@ from models.features import Featurizer
 from models.methods import best_answers
 from models.metrics import accuracy_report
 from models.serving.ranker import SavedModelRanker
-from models.training import TrainConfig, featurize
+from models.training import TemplateConfig, featurize
 from tests import FIXTURES
 
 FIXTURE = FIXTURES / "task6-rules"
@@ -37,7 +37,7 @@ def test_learns_to_offer_restaurants_in_rating_order(tmp_path: Path) -> None:
     generate(GenerationPlan(seed=5, dialogs_per_split=40, tasks=(3,)), tmp_path / "data", runner="local")
     task = TaskData.load(discover(tmp_path / "data")[3])
     trn, dev = task.split("trn"), task.split("dev")
-    config = TrainConfig(hops=2, embedding_dim=32, learning_rate=0.01, epochs=8)
+    config = TemplateConfig(hops=2, embedding_dim=32, learning_rate=0.01, epochs=8)
     ranker, summary = TemplateRanker.fit(task, config, tmp_path / "model", fill_epochs=20)
     assert summary["templates"] < len(set(e.answer for e in trn))
     accuracy = accuracy_report(dev, best_answers(ranker, dev))["per_response_accuracy"]
@@ -47,7 +47,7 @@ def test_learns_to_offer_restaurants_in_rating_order(tmp_path: Path) -> None:
 def test_an_ablated_filler_reads_only_the_features_left(tmp_path: Path) -> None:
     generate(GenerationPlan(seed=5, dialogs_per_split=10, tasks=(3,)), tmp_path / "data", runner="local")
     task = TaskData.load(discover(tmp_path / "data")[3])
-    config = TrainConfig(hops=1, embedding_dim=8, epochs=1)
+    config = TemplateConfig(hops=1, embedding_dim=8, epochs=1)
     ranker, summary = TemplateRanker.fit(task, config, tmp_path / "model", fill_epochs=1)
     assert ranker.features == FILL_FEATURES and summary["filler"]["features"] == list(FILL_FEATURES)
     ablated, fill = ranker.with_filler(task.split("trn"), [f for f in FILL_FEATURES if f not in POLICY_FEATURES],
@@ -118,7 +118,7 @@ def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, t
     generate(GenerationPlan(seed=4, dialogs_per_split=4), tmp_path / "data", runner="local")
     corpus = discover(tmp_path / "data")
     tasks = {n: TaskData.load(corpus[n]) for n in (1, 2, 3, 4, 5)}
-    config = TrainConfig(hops=1, embedding_dim=16, epochs=2)
+    config = TemplateConfig(hops=1, embedding_dim=16, epochs=2)
     files6, trn6, _ = task6
     task6_data = TaskData.load(files6)
     cases = [
