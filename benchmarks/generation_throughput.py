@@ -3,11 +3,13 @@
     .venv/bin/python benchmarks/generation_throughput.py [--dialogs 1000 --dialogs 10000] [--beam-workers 2]
 
 Each configuration writes the full corpus (tasks 1-5, four splits each, candidates, KB) into a temporary
-directory and is timed end to end, Beam's start-up included. Prints a Markdown table.
+directory and is timed end to end, Beam's start-up included. Prints one JSON line per configuration on stdout, as
+every benchmark does (progress on stderr).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -35,7 +37,6 @@ def main(sizes: tuple[int, ...], beam_workers: int, seed: int) -> None:
         (f"Beam DirectRunner multi_processing x{beam_workers}", "beam",
          ("--direct_running_mode=multi_processing", f"--direct_num_workers={beam_workers}")),
     ]
-    rows = []
     for size in sizes:
         plan = GenerationPlan(seed=seed, dialogs_per_split=size)
         for label, runner, beam_args in configurations:
@@ -47,13 +48,11 @@ def main(sizes: tuple[int, ...], beam_workers: int, seed: int) -> None:
                 megabytes = _corpus_bytes(out) / 1e6
             finally:
                 shutil.rmtree(out, ignore_errors=True)
-            rows.append((size, plan.total_dialogs, label, seconds, plan.total_dialogs / seconds, megabytes))
             click.echo(f"{label}: {plan.total_dialogs} dialogs in {seconds:.1f} s", err=True)
-    click.echo(f"\nmachine: {os.cpu_count()} cores\n")
-    click.echo("| dialogs per split | dialogs | runner | seconds | dialogs/s | corpus MB |")
-    click.echo("| ---: | ---: | --- | ---: | ---: | ---: |")
-    for size, total, label, seconds, rate, megabytes in rows:
-        click.echo(f"| {size:,} | {total:,} | {label} | {seconds:.1f} | {rate:,.0f} | {megabytes:.0f} |")
+            click.echo(json.dumps({"measure": "generation", "runner": label, "dialogs_per_split": size,
+                                   "dialogs": plan.total_dialogs, "seconds": round(seconds, 2),
+                                   "dialogs_per_second": round(plan.total_dialogs / seconds),
+                                   "corpus_mb": round(megabytes, 1), "cores": os.cpu_count()}))
 
 
 if __name__ == "__main__":
