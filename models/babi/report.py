@@ -132,3 +132,44 @@ def write_results(cells: Sequence[Cell], out: str | Path) -> None:
     out = Path(out)
     write_text_atomic(out, format_markdown(cells))
     write_text_atomic(out.with_suffix(".csv"), format_csv(cells))
+
+
+HEADLINE_START, HEADLINE_END = "<!-- HEADLINE TABLE -->", "<!-- /HEADLINE TABLE -->"
+HEADLINE_METHODS = ("memn2n_match", "template_memn2n")
+
+
+def format_headline(table_csv: str | Path) -> str:
+    """The README's headline: Table 2's test rows of tasks 1-5 for the paper's best network and ours, read from the
+    CSV ``dialog benchmark`` wrote (so the README holds no figure typed by hand)."""
+    with open(table_csv, newline="") as handle:
+        rows = {(row["row"], row["method"]): row for row in csv.DictReader(handle)}
+    wanted = [m for m in HEADLINE_METHODS if any(method == m for _, method in rows)]
+    names = sorted({row for row, _ in rows if not row.endswith(("(dev)", "(folds)"))}, key=_order)
+    lines = [HEADLINE_START, "", "| Test set | " + " | ".join(title(m) for m in wanted) + " |",
+             "| --- |" + " --- |" * len(wanted)]
+    for name in names:
+        cells = []
+        for method in wanted:
+            row = rows.get((name, method))
+            paper = f" ({float(row['paper_per_response']):g})" if row and row["paper_per_response"] else ""
+            cells.append("not run" if row is None else f"{float(row['per_response_accuracy']):.1f}{paper}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join([*lines, "", "Per-response accuracy % on the test sets of our simulator's seed-0 corpus (the "
+                      "paper's figure in parentheses), from "
+                      f"[{Path(table_csv).name}]({Path(table_csv).as_posix()}).", HEADLINE_END])
+
+
+def write_headline(table_csv: str | Path, readme: str | Path) -> None:
+    """Replace the headline between its markers in ``readme`` (atomically)."""
+    text = Path(readme).read_text()
+    start, end = text.find(HEADLINE_START), text.find(HEADLINE_END)
+    if start < 0:
+        raise ValueError(f"{readme}: no {HEADLINE_START} line to put the headline at")
+    end = end + len(HEADLINE_END) if end >= 0 else start + len(HEADLINE_START)
+    write_text_atomic(Path(readme), text[:start] + format_headline(table_csv) + text[end:])
+
+
+if __name__ == "__main__":  # make tables: python -m models.babi.report TABLE.csv README.md
+    import sys
+
+    write_headline(sys.argv[1], sys.argv[2])
