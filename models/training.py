@@ -387,6 +387,8 @@ def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | Non
 def oov_dev_examples(task: TaskData) -> list[TurnExample] | None:
     """The examples of ``task``'s OOV dev set (``data.oov_dev``), or None when its KB has no entity that the
     training dialogs do not hold (no KB, or a KB training covers: nothing to swap in)."""
+    if not {"trn", "dev"} <= set(task.dialogs):  # examples without their dialogs (the TFX Trainer's): none to swap
+        return None
     made = oov_dev(task.dialogs["dev"], task.dialogs["trn"], task.facts, task.candidates)
     return dialogs_examples(made.dialogs, task.task, OOV_DEV_SPLIT) or None
 

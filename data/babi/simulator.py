@@ -200,8 +200,9 @@ def _updated_request(world: RestaurantWorld, split: str, min_results: int,
     """The user's request (from the split's pool), the request after 1-4 updates in random order, and the fields
     updated. The updated request is any request of the split's KB returning at least ``min_results`` restaurants:
     only the request the user starts with is kept apart between splits. The paper's figures need this: its
-    task 5 (93.4%) is above the 86% a model could reach if the options shown after updates were all restaurants
-    never seen in training, while its task 3 (74.9%, no updates) sits exactly at that ceiling.
+    task 5 (93.4%) is above the ceiling a model could reach if the options shown after updates were all
+    restaurants never seen in training, while its task 3 (74.9%, no updates) sits exactly at that ceiling
+    (docs/results.md).
     """
     kb, pool = world.kb_for(split), world.eligible(split, 0)
     for _ in range(10_000):

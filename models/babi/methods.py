@@ -154,7 +154,8 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
     epochs = epochs_of(settings)
     key = ("template_ranker", id(task), epochs, dialog_state)
     if key not in settings.memo:
-        config = settings.config or paper_config(task.task, epochs=epochs, dialog_state=dialog_state)
+        config = settings.config or paper_config(task.task, model="template", epochs=epochs,
+                                                 dialog_state=dialog_state)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own

@@ -18,7 +18,7 @@ from pathlib import Path
 from data.layout import BANKING_TASK, discover
 from models import methods as registry
 from models.babi.answer_kinds import KINDS, accuracy_by_kind
-from models.babi.folds import DEFAULT_FOLDS, fold_runs, mean_and_spread
+from models.babi.folds import DEFAULT_FOLDS, FoldRun, fold_runs, mean_and_spread
 from models.babi.methods import DEFAULT_EPOCHS, PAPER_METHODS
 from models.babi.report import FOLD_TASKS, Cell, row_name, title, write_results
 from models.examples import TaskData, TurnExample
@@ -47,12 +47,14 @@ def _fit(method: str, task: TaskData, work: Path, settings: Settings) -> tuple[R
     return ranker, note_of(ranker)
 
 
-def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, folds: int,
+def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun],
                 progress: Callable[[str], None]) -> list[Cell]:
-    """``method`` chosen on folds of trn (models.babi.folds): the (folds) row, then the final model's rows on dev
-    and on the test files present."""
+    """``method`` chosen on folds of trn (``runs``: models.babi.folds, made once per task so that every method
+    of the run sees the same fold tasks, and the ablations the template model of each): the (folds) row, then the
+    final model's rows on dev and on the test files present."""
     started, held_out = time.perf_counter(), []
-    *fold_tasks, last = fold_runs(task, folds)
+    *fold_tasks, last = runs
+    folds = len(fold_tasks)
     on_fold = replace(settings, chosen_on="the next fold")
     for run in fold_tasks:
         ranker, note = _fit(method, run.task, work / run.name.replace("/", "-").replace(" ", ""), on_fold)
@@ -106,9 +108,10 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
             if wants_folds and not use_folds:
                 progress(f"T{number}: {len(task.dialogs['trn'])} training dialogs, too few for {folds} folds of at "
                          "least two: choosing on dev")
+            runs = fold_runs(task, folds) if use_folds else []
             for method in methods:
                 if use_folds:
-                    new = _fold_cells(task, method, Path(work), settings, folds, progress)
+                    new = _fold_cells(task, method, Path(work), settings, runs, progress)
                 else:
                     started = time.perf_counter()
                     ranker, note = _fit(method, task, Path(work), settings)

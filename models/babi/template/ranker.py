@@ -119,9 +119,11 @@ class TemplateRanker:
         filler = build_filler(len(features))
         filler.compile(optimizer=keras.optimizers.Adam(0.01),
                        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-        history = filler.fit(batches, epochs=epochs, verbose=verbose)
-        summary = {"examples": len(batches.answers), "train_accuracy": round(100 * history.history["accuracy"][-1], 2),
-                   "features": list(features)}
+        # No training turn answers with a template of several candidates (a corpus without entities): there is
+        # nothing to choose between, so the filler's scores never decide and it is left untrained.
+        history = filler.fit(batches, epochs=epochs, verbose=verbose) if chosen else None
+        summary = {"examples": len(batches.answers), "features": list(features),
+                   "train_accuracy": round(100 * history.history["accuracy"][-1], 2) if history else None}
         return replace(self, filler=filler, features=features), summary
 
     def outputs(self, examples: Sequence[TurnExample], batch_size: int = 64) -> dict[str, np.ndarray]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from data import babi_format
 from data.babi.generation import GenerationPlan, generate
+from models.babi.folds import fold_runs
 from models.babi.reproduce import run_benchmark
 from tests import FIXTURES
 
@@ -45,3 +46,43 @@ def test_each_file_is_read_once_whatever_the_methods(tmp_path: Path, monkeypatch
                   progress=lambda line: None)
     assert "dialog-babi-task1-API-calls-trn.txt" in reads and "dialog-babi-task6-dstc2-trn.txt" in reads
     assert {name: count for name, count in reads.items() if count != 1} == {}
+
+
+def test_the_ablations_reuse_the_template_model_they_ablate(tmp_path: Path, monkeypatch) -> None:
+    """The template ranker and its ablations through the registry: one template model per task, shared by every
+    method of the run; a task without entities (task 6 here has no KB) trains it too, its filler having nothing
+    to choose between."""
+    from models.babi.template.ranker import TemplateRanker
+
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=5, dialogs_per_split=6, tasks=(1,)), data, runner="local")
+    for split in ("trn", "dev"):
+        shutil.copy(data / f"dialog-babi-task1-API-calls-{split}.txt", data / f"dialog-babi-task6-dstc2-{split}.txt")
+    shutil.copy(data / "dialog-babi-candidates.txt", data / "dialog-babi-task6-dstc2-candidates.txt")
+    fitted = []
+    fit = TemplateRanker.fit.__func__
+    monkeypatch.setattr(TemplateRanker, "fit", classmethod(lambda cls, task, *a, **k: fitted.append(task.task)
+                                                           or fit(cls, task, *a, **k)))
+    methods = ["template_memn2n", "template_memn2n-no_rating_rank", "template_memn2n-no_call_action"]
+    cells = run_benchmark(data, tmp_path / "t.md", methods=methods, epochs=1, folds=0, progress=lambda line: None)
+    assert fitted == [1, 6]
+    assert {(c.row, c.method) for c in cells if c.per_response is not None} == {
+        (row, method) for row in ("T1", "T1 (OOV)", "T6 (dev)") for method in methods}
+
+
+def test_every_method_of_a_run_sees_the_same_folds(tmp_path: Path, monkeypatch) -> None:
+    """The fold runs are made once per task, so that the methods of a run (the ablations and the model they
+    ablate) share each fold's task."""
+    import models.babi.reproduce as reproduce
+
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=5, dialogs_per_split=6, tasks=(1,)), data, runner="local")
+    for split in ("trn", "dev", "tst"):
+        shutil.copy(data / f"dialog-babi-task1-API-calls-{split}.txt", data / f"dialog-babi-task6-dstc2-{split}.txt")
+    shutil.copy(data / "dialog-babi-candidates.txt", data / "dialog-babi-task6-dstc2-candidates.txt")
+    made = []
+    monkeypatch.setattr(reproduce, "fold_runs", lambda task, folds: made.append(task.task)
+                        or fold_runs(task, folds))
+    cells = run_benchmark(data, tmp_path / "t.md", methods=["nearest_neighbour", "tfidf"], tasks=(6,), folds=3,
+                          progress=lambda line: None)
+    assert made == [6] and {c.row for c in cells} == {"T6 (folds)", "T6 (dev)", "T6"}
