@@ -154,9 +154,9 @@ def format_headline(table_csv: str | Path) -> str:
             paper = f" ({float(row['paper_per_response']):g})" if row and row["paper_per_response"] else ""
             cells.append("not run" if row is None else f"{float(row['per_response_accuracy']):.1f}{paper}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    source = f"from [{Path(table_csv).name}]({Path(table_csv).as_posix()})."
     return "\n".join([*lines, "", "Per-response accuracy % on the test sets of our simulator's seed-0 corpus (the "
-                      "paper's figure in parentheses), from "
-                      f"[{Path(table_csv).name}]({Path(table_csv).as_posix()}).", HEADLINE_END])
+                      "paper's figure in parentheses),", source, HEADLINE_END])
 
 
 def write_headline(table_csv: str | Path, readme: str | Path) -> None:
