@@ -397,6 +397,9 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     from models.banking import reproduce as banking
     from models.movie import reproduce as movie
 
+    if out.suffix.lower() == ".csv":  # the CSV goes to OUT with .csv: the Markdown would take its place
+        raise click.BadParameter(f"{out} would be both the Markdown table and the CSV beside it; name the "
+                                 "Markdown file (e.g. results.md)", param_hint="--out")
     chosen = [m.strip() for m in methods.split(",") if m.strip()] or list(babi.PAPER_METHODS)
     unknown = sorted(set(chosen) - set(registry.names("babi")))
     if unknown:

@@ -39,6 +39,13 @@ def test_generate_validate_stats(tmp_path: Path) -> None:
     assert failed.exit_code == 1 and f"{path}:2:" in failed.output
 
 
+def test_benchmark_refuses_an_out_that_is_its_own_csv(tmp_path: Path) -> None:
+    """`--out t.csv` would have the Markdown table written over the CSV's name: refused before any work."""
+    result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.csv")])
+    assert result.exit_code == 2 and "would be both the Markdown table and the CSV" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bad_tasks_option(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["generate", "restaurant", "--out", str(tmp_path), "--tasks", "1,9"])
     assert result.exit_code == 2
