@@ -189,7 +189,8 @@ def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
     try:
         report = convert_release(src, out, skip_bad=skip_bad, seed=seed)
     except Dstc2Error as error:
-        raise click.ClickException(f"{error} (use --skip-bad to leave malformed calls out)") from None
+        raise click.ClickException(str(error) + ("" if skip_bad else " (use --skip-bad to leave malformed calls out)")
+                                   ) from None
     for problem in report.skipped:
         click.echo(f"skipped {problem}", err=True)
     dialogs = ", ".join(f"{split} {n}" for split, n in report.dialogs.items())

@@ -339,6 +339,10 @@ def convert_release(src: str | Path, out: str | Path, *, skip_bad: bool = False,
                 if not skip_bad:
                     raise
                 skipped.append(str(error))
+    empty = [split for split, read in calls.items() if not read]
+    if empty:  # files of no dialog would replace a good conversion in ``out`` with nothing
+        raise Dstc2Error(src, f"no call of {', '.join(empty)} could be read"
+                         + (f" ({len(skipped)} skipped as malformed)" if skipped else "") + "; nothing written")
     ontology = read_ontology(src)
     kb = build_kb(call for split_calls_ in calls.values() for call in split_calls_)
     converter = Converter(kb, [*ontology.get("food", []), *ontology.get("name", [])], seed)

@@ -131,6 +131,17 @@ def test_malformed_call_is_an_error_naming_its_path(release: Path, tmp_path: Pat
     assert validate_corpus(out).ok
 
 
+def test_skipping_every_call_writes_nothing_over_a_good_conversion(release: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    convert_release(release, out)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    for label in (release / "data").rglob("label.json"):
+        label.unlink()
+    with pytest.raises(Dstc2Error, match="could be read .* skipped as malformed\\); nothing written"):
+        convert_release(release, out, skip_bad=True)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
 def _rewrite(path: Path, change) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
