@@ -223,7 +223,8 @@ def stats(directory: Path, as_json: bool) -> None:
 @click.option("--partial", is_flag=True, help="Check the files present; a missing split is not a problem.")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (KB results the KB states otherwise, duplicate "
                                               "candidates), not only on errors.")
-@click.option("--max-per-file", default=10, show_default=True, help="Errors to list per file.")
+@click.option("--max-per-file", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Errors to list per file.")
 def validate(directory: Path, partial: bool, strict: bool, max_per_file: int) -> None:
     """Check a corpus directory: exit 1 with a report naming file and line when it has errors (or, with --strict,
     warnings); warnings are counted by file and kind."""
@@ -233,6 +234,27 @@ def validate(directory: Path, partial: bool, strict: bool, max_per_file: int) ->
     click.echo(report.format(max_per_file=max_per_file, strict=strict))
     if not report.passes(strict):
         sys.exit(1)
+
+
+def _check_tasks(data: Path, tasks: tuple[int, ...], need_corpus: bool = False) -> None:
+    """A task asked for that the corpus does not hold is a usage error before any work (the tables and the pipeline
+    would write nothing, or fail deep inside a run); so is a directory with no dialog-bAbI task when one is
+    needed."""
+    from data.layout import discover
+
+    if not data.is_dir():
+        raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",
+                                 param_hint="--data")
+    try:
+        present = discover(data)
+    except ValueError as error:  # a file name that looks like a corpus file but is not one
+        raise click.BadParameter(str(error), param_hint="--data") from None
+    if need_corpus and not present:
+        raise click.BadParameter(f"{data} holds no task in the dialog-bAbI layout", param_hint="--data")
+    missing = sorted(set(tasks) - set(present)) if present else []
+    if missing:
+        raise click.BadParameter(f"{data} has no files of task {', '.join(map(str, missing))} (found tasks "
+                                 f"{', '.join(map(str, sorted(present)))})", param_hint="--tasks")
 
 
 def _task_files(data: Path, task: int):
@@ -345,10 +367,13 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
               help="Dialog number in the split, from 0 (its id is babi-N/split/K).")
 @click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
 @click.option("--png", type=click.Path(dir_okay=False, path_type=Path), help="Write a heat map of one turn.")
-@click.option("--turn", type=int, help="Bot turn for the heat map (default: the dialog's last).")
+@click.option("--turn", type=click.IntRange(min=0),
+              help="Bot turn for the heat map (default: the dialog's last); needs --png.")
 def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: str, png: Path | None,
             turn: int | None) -> None:
     """Per-hop attention over the memories for each bot turn of a dialog (Tables 3-6 of the paper)."""
+    if turn is not None and png is None:
+        raise click.BadParameter("--turn picks the turn of the heat map: give --png too", param_hint="--turn")
     from models.examples import DialogId, split_examples
     from models.serving.explain import explain_turns, format_turn, write_heat_map
     from models.serving.ranker import SavedModelRanker
@@ -401,6 +426,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     if out.suffix.lower() == ".csv":  # the CSV goes to OUT with .csv: the Markdown would take its place
         raise click.BadParameter(f"{out} would be both the Markdown table and the CSV beside it; name the "
                                  "Markdown file (e.g. results.md)", param_hint="--out")
+    _check_tasks(data, tasks)
     chosen = [m.strip() for m in methods.split(",") if m.strip()] or list(babi.PAPER_METHODS)
     unknown = sorted(set(chosen) - set(registry.names("babi")))
     if unknown:
@@ -436,6 +462,7 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
     from pipeline.summary import as_json_line, format_table, run_summary
 
+    _check_tasks(data or DEFAULT_DATA, tasks, need_corpus=True)
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
         profile = PROFILES["quick" if quick else "full"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name
 from pipeline.cli import main
 
@@ -53,6 +54,31 @@ def test_bad_tasks_option(tmp_path: Path) -> None:
     for command in (["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md")], ["pipeline"]):
         result = CliRunner().invoke(main, [*command, "--tasks", "1,a"])  # one parser for every --tasks
         assert result.exit_code == 2 and "expected task numbers separated by commas, got '1,a'" in result.output
+
+
+def test_tasks_a_corpus_lacks_and_flags_that_would_be_ignored_are_usage_errors(tmp_path: Path) -> None:
+    """Refused before any work, in one line each, rather than a run that writes nothing, a traceback deep in the
+    pipeline, or a flag silently ignored."""
+    corpus = tmp_path / "corpus"
+    generate(GenerationPlan(seed=0, dialogs_per_split=2, tasks=(1,)), corpus, runner="local")
+    runner = CliRunner()
+    cases = [
+        (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--tasks", "9"],
+         "has no files of task 9 (found tasks 1)"),
+        (["pipeline", "--data", str(corpus), "--root", str(tmp_path / "root"), "--tasks", "1,9"],
+         "has no files of task 9 (found tasks 1)"),
+        (["pipeline", "--data", str(tmp_path), "--root", str(tmp_path / "root")],
+         "holds no task in the dialog-bAbI layout"),
+        (["explain", "--model", str(tmp_path), "--data", str(corpus), "--task", "1", "--dialog", "0", "--turn", "1"],
+         "--turn picks the turn of the heat map: give --png too"),
+        (["explain", "--model", str(tmp_path), "--data", str(corpus), "--task", "1", "--dialog", "0", "--png",
+          str(tmp_path / "a.png"), "--turn", "-1"], "-1 is not in the range x>=0"),
+        (["validate", str(corpus), "--max-per-file", "-1"], "-1 is not in the range x>=0"),
+    ]
+    for arguments, message in cases:
+        result = runner.invoke(main, arguments)
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), (arguments, result.output)
+    assert not (tmp_path / "t.md").exists() and not (tmp_path / "root").exists()
 
 
 def test_train_then_evaluate(tmp_path: Path) -> None:
