@@ -3,13 +3,18 @@
 The standard filesystem push copies into ``<base>/<version>/`` file by file (``saved_model.pb`` last); a run
 killed midway leaves a numbered directory that TF Serving would try to load. Here the model is copied into a
 hidden staging directory and renamed to its version number (``data.atomic.replace_directory``), and staging left
-by a killed run is removed first.
+by a killed run is removed first. Two pushes into one local serving directory (two pipelines serving one model)
+take turns under a lock there, so neither takes the other's version nor clears the other's staging.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import posixpath
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from absl import logging
@@ -24,16 +29,35 @@ from tfx.utils import io_utils, proto_utils
 from data.atomic import clear_leftovers, replace_directory
 from models.gfile import GFILE
 
+LOCK_NAME = ".push.lock"  # not a version: TF Serving loads only numbered directories
+
+
+@contextlib.contextmanager
+def _one_push_at_a_time(base_directory: str) -> Iterator[None]:
+    """An exclusive advisory lock on the serving directory for the whole push (choosing the version, clearing a
+    killed push's staging, copying, renaming). A remote directory (gs://) has no such lock: one writer there."""
+    if "://" in base_directory:
+        yield
+        return
+    with open(os.path.join(base_directory, LOCK_NAME), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
 
 def push_atomically(model_path: str, base_directory: str) -> tuple[str, str]:
-    """Copy ``model_path`` to ``base_directory/<unix time>``; returns (serving path, version)."""
+    """Copy ``model_path`` to ``base_directory/<unix time>`` (a later number when that one is taken); returns
+    (serving path, version)."""
     fileio.makedirs(base_directory)
-    clear_leftovers(base_directory, fs=GFILE)
-    version = int(time.time())
-    while fileio.exists(posixpath.join(base_directory, str(version))):
-        version += 1
-    serving_path = posixpath.join(base_directory, str(version))
-    replace_directory(serving_path, lambda staging: io_utils.copy_dir(model_path, staging), GFILE)
+    with _one_push_at_a_time(base_directory):
+        clear_leftovers(base_directory, fs=GFILE)
+        version = int(time.time())
+        while fileio.exists(posixpath.join(base_directory, str(version))):
+            version += 1
+        serving_path = posixpath.join(base_directory, str(version))
+        replace_directory(serving_path, lambda staging: io_utils.copy_dir(model_path, staging), GFILE)
     return serving_path, str(version)
 
 

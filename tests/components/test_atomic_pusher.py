@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from threading import Event
+
+from components.atomic_pusher import LOCK_NAME
 
 
 def test_push_is_atomic_and_clears_a_killed_push(tmp_path: Path) -> None:
@@ -20,4 +25,30 @@ def test_push_is_atomic_and_clears_a_killed_push(tmp_path: Path) -> None:
     assert (serving / version / "variables" / "variables.index").is_file()
     second, next_version = push_atomically(str(model), str(serving))
     assert int(next_version) > int(version)  # never overwrites a pushed version
-    assert sorted(p.name for p in serving.iterdir()) == sorted([version, next_version])
+    assert sorted(p.name for p in serving.iterdir() if p.name != LOCK_NAME) == sorted([version, next_version])
+
+
+def _push(model: str, serving: str, started: Event) -> tuple[str, str]:
+    from components.atomic_pusher import push_atomically  # imported first: the two pushes start together
+
+    started.wait()
+    return push_atomically(model, serving)
+
+
+def test_two_pushes_at_once_publish_two_whole_versions(tmp_path: Path) -> None:
+    """Two processes pushing into one serving directory in the same second (two pipelines serving one model)."""
+    model = tmp_path / "model"
+    (model / "variables").mkdir(parents=True)
+    for number in range(200):  # many files: the copies take long enough to overlap
+        (model / "variables" / f"part-{number}").write_bytes(b"v" * 10_000)
+    (model / "saved_model.pb").write_bytes(b"pb" * 1_000_000)
+    serving = tmp_path / "serving"
+    with multiprocessing.Manager() as manager, ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(
+            "spawn")) as pool:
+        started = manager.Event()
+        pushes = [pool.submit(_push, str(model), str(serving), started) for _ in range(2)]
+        started.set()
+        versions = sorted(push.result()[1] for push in pushes)
+    assert len(set(versions)) == 2
+    assert sorted(p.name for p in serving.iterdir() if p.name != LOCK_NAME) == versions
+    assert all((serving / v / "saved_model.pb").stat().st_size == 2_000_000 for v in versions)
