@@ -29,22 +29,21 @@ from tfx.utils import io_utils, proto_utils
 from data.atomic import clear_leftovers, replace_directory
 from models.gfile import GFILE
 
-LOCK_NAME = ".push.lock"  # not a version: TF Serving loads only numbered directories
-
 
 @contextlib.contextmanager
 def _one_push_at_a_time(base_directory: str) -> Iterator[None]:
-    """An exclusive advisory lock on the serving directory for the whole push (choosing the version, clearing a
-    killed push's staging, copying, renaming). A remote directory (gs://) has no such lock: one writer there."""
+    """An exclusive advisory lock on the serving directory itself for the whole push (choosing the version,
+    clearing a killed push's staging, copying, renaming): no lock file is left beside the versions. A remote
+    directory (gs://) has no such lock: one writer there."""
     if "://" in base_directory:
         yield
         return
-    with open(os.path.join(base_directory, LOCK_NAME), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    descriptor = os.open(base_directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
 
 
 def push_atomically(model_path: str, base_directory: str) -> tuple[str, str]:

@@ -7,8 +7,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from threading import Event
 
-from components.atomic_pusher import LOCK_NAME
-
 
 def test_push_is_atomic_and_clears_a_killed_push(tmp_path: Path) -> None:
     from components.atomic_pusher import push_atomically
@@ -25,7 +23,7 @@ def test_push_is_atomic_and_clears_a_killed_push(tmp_path: Path) -> None:
     assert (serving / version / "variables" / "variables.index").is_file()
     second, next_version = push_atomically(str(model), str(serving))
     assert int(next_version) > int(version)  # never overwrites a pushed version
-    assert sorted(p.name for p in serving.iterdir() if p.name != LOCK_NAME) == sorted([version, next_version])
+    assert sorted(p.name for p in serving.iterdir()) == sorted([version, next_version])
 
 
 def _push(model: str, serving: str, started: Event) -> tuple[str, str]:
@@ -50,5 +48,5 @@ def test_two_pushes_at_once_publish_two_whole_versions(tmp_path: Path) -> None:
         started.set()
         versions = sorted(push.result()[1] for push in pushes)
     assert len(set(versions)) == 2
-    assert sorted(p.name for p in serving.iterdir() if p.name != LOCK_NAME) == versions
+    assert sorted(p.name for p in serving.iterdir()) == versions
     assert all((serving / v / "saved_model.pb").stat().st_size == 2_000_000 for v in versions)
