@@ -90,6 +90,12 @@ def note_of(ranker: Ranker) -> str:
     return ranker.note if isinstance(ranker, Fitted) else ""
 
 
+def unwrapped(ranker: Ranker) -> Ranker:
+    """The ranker a :class:`Fitted` holds (the ranker itself otherwise), for what only it offers (an order, a
+    route)."""
+    return ranker.ranker if isinstance(ranker, Fitted) else ranker
+
+
 class NotApplicable(ValueError):
     """The method has nothing to offer on this task (no rule-based system for it, no KB to answer from): the
     tables print n/a and the reason."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from data.banking.labels import read_labels
 from data.layout import BANKING_TASK, TaskFiles, task_labels_name
-from models.examples import TaskData, TurnExample
+from models.examples import DialogId, TaskData, TurnExample
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def labelled_examples(task: TaskData, split: str, labels: Sequence[dict]) -> lis
     by_dialog = {label["dialog"]: label for label in labels if label["split"] == split}
     result = []
     for example in task.split(split):
-        index = int(example.dialog_id.rsplit("/", 1)[1])
+        index = DialogId.parse(example.dialog_id).index
         label = by_dialog.get(index)
         if label is None:
             raise ValueError(f"{task.files.splits[split]}: dialog {index} has no line in the labels sidecar")

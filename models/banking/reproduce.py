@@ -22,7 +22,7 @@ from models.banking.methods import PAPER
 from models.banking.networks import MultipleMemoryNetwork
 from models.banking.report import BankingResults, write_banking_results
 from models.examples import TaskData
-from models.methods import Fitted, Ranker, Settings, best_answers, note_of
+from models.methods import Ranker, Settings, best_answers, note_of, unwrapped
 from models.metrics import percent
 
 TEST_SPLITS = ("tst", "tst-OOT")
@@ -59,7 +59,7 @@ def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]
 
 def routed_to_intent(mmn: Ranker, tests: Sequence[LabelledExample]) -> float:
     """Percent of the test dialogs MMN's selector sends to the network of their own intent."""
-    network = mmn.ranker if isinstance(mmn, Fitted) else mmn
+    network = unwrapped(mmn)
     assert isinstance(network, MultipleMemoryNetwork)
     routed = network.route([e.example for e in tests])
     intents = {e.example.dialog_id: e.intent for e in tests}

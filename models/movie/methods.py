@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from data.movie.reader import MovieCorpus
-from models.methods import Among, Fitted, NotApplicable, Ranker, Settings, register
+from models.methods import Among, Fitted, NotApplicable, Ranker, Settings, register, unwrapped
 from models.metrics import hits_at_k
 from models.movie.baselines import DiscussionIr, KbQa, SvdRecommender
 from models.movie.examples import MovieData, MovieExample
@@ -78,8 +78,7 @@ def candidates_of(data: MovieData, task: int, split: str) -> list[str]:
 def ranked_among(ranker: Ranker, data: MovieData, task: int, split: str) -> Ranker:
     """``ranker`` ranking a task's split among that split's candidates. A learned model orders every candidate it
     knows and is restricted (:class:`~models.methods.Among`); a baseline already ranks only its own."""
-    if isinstance(ranker, Fitted):
-        ranker = ranker.ranker
+    ranker = unwrapped(ranker)
     return Among(ranker, candidates_of(data, task, split)) if hasattr(ranker, "order") else ranker
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from data.layout import discover
 from data.movie.reader import MovieCorpus, discover_movie_corpus
-from models.methods import Fitted, NotApplicable, Registered, Settings, get, names, note_of
+from models.methods import NotApplicable, Registered, Settings, get, names, note_of, unwrapped
 from models.movie.baselines import DiscussionIr
 from models.movie.examples import MovieData
 from models.movie.methods import JOINT, PAPER, MovieTask, hits, learned_tasks
@@ -58,7 +58,7 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
             values[task], ranked = hits(fitted, data, task, "test")
             if method.name in BY_EXCHANGE and task in (3, 4):
                 note += f"; by exchange: {by_exchange(data.examples(task, 'test'), ranked, PAPER_K[task])}"
-        ranker = fitted.ranker if isinstance(fitted, Fitted) else fitted
+        ranker = unwrapped(fitted)
         if isinstance(ranker, DiscussionIr):
             note += f"; {table10(ranker, data)}"
         if note:
