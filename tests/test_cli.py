@@ -56,6 +56,20 @@ def test_bad_tasks_option(tmp_path: Path) -> None:
         assert result.exit_code == 2 and "expected task numbers separated by commas, got '1,a'" in result.output
 
 
+def test_task5_min_results_option_reaches_the_plan(tmp_path: Path, monkeypatch) -> None:
+    import data.babi.generation as restaurant_generation
+
+    plans = []
+    monkeypatch.setattr(restaurant_generation, "generate", lambda plan, out, **kwargs: plans.append(plan) or [])
+    runner = CliRunner()
+    for extra in ([], ["--task5-min-results", "1"]):
+        result = runner.invoke(main, ["generate", "restaurant", "--out", str(tmp_path), "--tasks", "5", *extra])
+        assert result.exit_code == 0, result.output
+    assert [plan.task5_min_results for plan in plans] == [GenerationPlan(seed=0).task5_min_results, 1]
+    refused = runner.invoke(main, ["generate", "restaurant", "--out", str(tmp_path), "--task5-min-results", "0"])
+    assert refused.exit_code == 2 and "--task5-min-results" in refused.output
+
+
 def test_tasks_a_corpus_lacks_and_flags_that_would_be_ignored_are_usage_errors(tmp_path: Path) -> None:
     """Refused before any work, in one line each, rather than a run that writes nothing, a traceback deep in the
     pipeline, or a flag silently ignored."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format, sharded_files
-from data.babi.simulator import OOV_SPLIT, TASKS, build_world, generate_dialog
+from data.babi.simulator import LITERAL_MIN_RESULTS, MIN_RESULTS, OOV_SPLIT, TASKS, build_world, generate_dialog
 from data.corpus import CandidateFile, DialogFile, KBFile
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
 
@@ -24,10 +24,19 @@ SHARD_SIZE = 1000
 
 @dataclass(frozen=True)
 class GenerationPlan:
+    """What to generate. ``task5_min_results`` is the fewest restaurants a task-5 dialog's final API call returns:
+    3 (the default) gives Table 1's figures, 1 (``LITERAL_MIN_RESULTS``) is the paper's text read literally."""
+
     seed: int
     dialogs_per_split: int = DEFAULT_DIALOGS
     tasks: tuple[int, ...] = TASKS
     splits: tuple[str, ...] = RESTAURANT_SPLITS
+    task5_min_results: int = MIN_RESULTS[5]
+
+    def __post_init__(self) -> None:
+        if not LITERAL_MIN_RESULTS <= self.task5_min_results <= MIN_RESULTS[5]:
+            raise ValueError(f"task5_min_results must be {LITERAL_MIN_RESULTS}-{MIN_RESULTS[5]}, "
+                             f"not {self.task5_min_results}")
 
     @property
     def files(self) -> list[tuple[int, str]]:
@@ -38,10 +47,11 @@ class GenerationPlan:
         return len(self.files) * self.dialogs_per_split
 
 
-def render_dialogs(seed: int, task: int, split: str, start: int, stop: int) -> str:
-    """Dialogs ``start..stop-1`` of a file, rendered as text (each followed by a blank line)."""
+def render_dialogs(seed: int, task: int, split: str, start: int, stop: int, min_results: int | None = None) -> str:
+    """Dialogs ``start..stop-1`` of a file, rendered as text (each followed by a blank line); ``min_results`` as
+    in ``generate_dialog``."""
     world = build_world(seed)
-    dialogs = [generate_dialog(world, task, split, index) for index in range(start, stop)]
+    dialogs = [generate_dialog(world, task, split, index, min_results) for index in range(start, stop)]
     return babi_format.render_dialogs(DialogFile(dialogs))
 
 
@@ -50,10 +60,12 @@ class _ShardRenderer:
     """Picklable for Beam's worker processes."""
 
     seed: int
+    task5_min_results: int = MIN_RESULTS[5]
 
     def __call__(self, shard: sharded_files.Shard) -> str:
         task, split = shard.key
-        return render_dialogs(self.seed, task, split, shard.start, shard.stop)
+        min_results = self.task5_min_results if task == 5 else None
+        return render_dialogs(self.seed, task, split, shard.start, shard.stop, min_results)
 
 
 def shards(plan: GenerationPlan) -> list[sharded_files.Shard]:
@@ -74,6 +86,7 @@ def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_a
     Returns the written dialog files; the candidates and KB files are written beside them.
     """
     sharded_files.choose_runner(runner, plan.total_dialogs, beam_args)  # a bad runner fails before any work
-    written = sharded_files.write_files(shards(plan), _ShardRenderer(plan.seed), out, runner, beam_args)
+    renderer = _ShardRenderer(plan.seed, plan.task5_min_results)
+    written = sharded_files.write_files(shards(plan), renderer, out, runner, beam_args)
     _write_side_files(Path(out), plan.seed)
     return written

@@ -39,8 +39,10 @@ TASKS = (1, 2, 3, 4, 5)
 OOV_SPLIT = "tst-OOV"
 # Shares of the in-vocabulary KB's requests that each split draws from.
 REQUEST_POOL_SHARES = (("trn", 0.5), ("dev", 0.25), ("tst", 0.25))
-# Fewest restaurants an API call must return for a dialog of the task (tasks 3 and 5 show results).
-MIN_RESULTS = {1: 0, 2: 0, 3: 3, 4: 1, 5: 1}
+# Fewest restaurants an API call must return for a dialog of the task (tasks 3 and 5 show results). Task 5's
+# three matches Table 1; the paper's text reads as one (LITERAL_MIN_RESULTS), which ``generate_dialog`` can take.
+MIN_RESULTS = {1: 0, 2: 0, 3: 3, 4: 1, 5: 3}
+LITERAL_MIN_RESULTS = 1
 ACCEPT_PROBABILITY = 0.25
 
 
@@ -52,14 +54,24 @@ class RestaurantWorld:
     kb: RestaurantKB
     kb_oov: RestaurantKB
     pools: dict[str, frozenset[Request]]
-    _eligible: dict[tuple[str, int], tuple[Request, ...]]
+    _ordered: dict[str, tuple[Request, ...]]
+    _eligible: dict[tuple[str, int], tuple[Request, ...]] = dataclasses.field(default_factory=dict)
 
     def kb_for(self, split: str) -> RestaurantKB:
         return self.kb_oov if split == OOV_SPLIT else self.kb
 
     def eligible(self, split: str, min_results: int) -> tuple[Request, ...]:
-        """The split's requests whose API call returns at least ``min_results`` restaurants, in a fixed order."""
-        return self._eligible[split, min_results]
+        """The split's requests whose API call returns at least ``min_results`` restaurants, in a fixed order.
+
+        Raises ValueError when there is none."""
+        key = split, min_results
+        if key not in self._eligible:
+            kb = self.kb_for(split)
+            found = tuple(request for request in self._ordered[split] if len(kb.query(request)) >= min_results)
+            if not found:
+                raise ValueError(f"seed {self.seed}: split {split} has no request with {min_results}+ results")
+            self._eligible[key] = found
+        return self._eligible[key]
 
     def candidates(self) -> list[str]:
         """Every utterance the bot can say over both KBs: the candidate set of tasks 1-5."""
@@ -85,17 +97,15 @@ def build_world(seed: int) -> RestaurantWorld:
         ordered[split] = requests[start:end]
         start = end
     ordered[OOV_SPLIT] = list(kb_oov.requests())
-    eligible = {}
-    for split, pool in ordered.items():
-        split_kb = kb_oov if split == OOV_SPLIT else kb
-        for task, min_results in MIN_RESULTS.items():
-            found = tuple(request for request in pool if len(split_kb.query(request)) >= min_results)
-            if not found:
-                raise ValueError(f"seed {seed}: split {split} has no request with {min_results}+ results "
-                                 f"(task {task} cannot be generated)")
-            eligible[split, min_results] = found
     pools = {split: frozenset(pool) for split, pool in ordered.items()}
-    return RestaurantWorld(seed, kb, kb_oov, pools, eligible)
+    world = RestaurantWorld(seed, kb, kb_oov, pools, {split: tuple(pool) for split, pool in ordered.items()})
+    for split in ordered:
+        for task, min_results in MIN_RESULTS.items():
+            try:
+                world.eligible(split, min_results)
+            except ValueError as error:
+                raise ValueError(f"{error} (task {task} cannot be generated)") from None
+    return world
 
 
 # ------------------------------------------------------------------------------------------- events
@@ -214,7 +224,7 @@ def _updated_request(world: RestaurantWorld, split: str, min_results: int,
         })
         if len(kb.query(final)) >= min_results:
             return initial, final, updated
-    raise RuntimeError(f"no updatable request found in split {split}")
+    raise RuntimeError(f"no updatable request with {min_results}+ results found in split {split}")
 
 
 def _request_then_updates(script: _Script, world: RestaurantWorld, split: str, min_results: int) -> Request:
@@ -229,23 +239,31 @@ def _request_then_updates(script: _Script, world: RestaurantWorld, split: str, m
 # ------------------------------------------------------------------------------------------- tasks
 
 
-def generate_dialog(world: RestaurantWorld, task: int, split: str, index: int) -> Dialog:
-    """Dialog ``index`` of ``task`` in ``split``: a pure function of the world's seed and these arguments."""
+def generate_dialog(world: RestaurantWorld, task: int, split: str, index: int,
+                    min_results: int | None = None) -> Dialog:
+    """Dialog ``index`` of ``task`` in ``split``: a pure function of the world's seed and these arguments.
+
+    ``min_results`` is the fewest restaurants the dialog's (final) API call returns, ``MIN_RESULTS[task]`` if None.
+    """
     if task not in TASKS:
         raise ValueError(f"restaurant task must be one of {TASKS}, not {task}")
     if split not in world.pools:
         raise ValueError(f"split must be one of {sorted(world.pools)}, not {split!r}")
+    min_results = MIN_RESULTS[task] if min_results is None else min_results
+    if task in (3, 4, 5) and min_results < 1:
+        raise ValueError(f"task {task} shows restaurants: min_results must be at least 1, not {min_results}")
     rng = random.Random(f"restaurant/{world.seed}/{task}/{split}/{index}")
     script = _Script(rng)
     kb = world.kb_for(split)
-    eligible = world.eligible(split, MIN_RESULTS[task])
+    # The request a task 1, 3 or 4 dialog is about; tasks 2 and 5 choose theirs in ``_updated_request``.
+    eligible = world.eligible(split, min_results) if task in (1, 3, 4) else ()
 
     if task == 1:
         request = rng.choice(eligible)
         script.request_until_lookup(request)
         script.bot(request.api_call())
     elif task == 2:
-        _request_then_updates(script, world, split, MIN_RESULTS[task])
+        _request_then_updates(script, world, split, min_results)
     elif task == 3:
         found = kb.query(rng.choice(eligible))
         script.results(script.shuffled(found))
@@ -260,7 +278,7 @@ def generate_dialog(world: RestaurantWorld, task: int, split: str, index: int) -
         script.bot(BOT_BOOKING)
         script.extra_information(restaurant)
     else:
-        found = kb.query(_request_then_updates(script, world, split, MIN_RESULTS[task]))
+        found = kb.query(_request_then_updates(script, world, split, min_results))
         script.results(script.shuffled(found))
         booked = script.options(found)
         script.extra_information(booked)

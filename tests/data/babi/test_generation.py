@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from data import sharded_files
 from data.babi import generation as restaurant_generation
 from data.babi.generation import GenerationPlan, generate
-from data.layout import SHARED_CANDIDATES, SHARED_KB, discover
+from data.babi_format import parse_dialogs
+from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name, discover
 from data.validate import validate_corpus
 
 PLAN = GenerationPlan(seed=3, dialogs_per_split=7)
@@ -42,6 +44,29 @@ def test_corpus_has_the_public_layout_and_validates(local_corpus: Path) -> None:
 def test_same_seed_same_bytes(local_corpus: Path, tmp_path: Path) -> None:
     generate(PLAN, tmp_path, runner="local")
     assert file_bytes(tmp_path) == file_bytes(local_corpus)
+
+
+def results_per_dialog(path: Path) -> list[int]:
+    return [len({line.fact[0] for line in dialog.kb_results}) for dialog in parse_dialogs(path.read_text())]
+
+
+def test_task5_minimum_results_is_a_field_of_the_plan(local_corpus: Path, tmp_path: Path) -> None:
+    """Three results at least by default (Table 1); the literal reading (one) gives fewer, and only task 5 moves."""
+    assert GenerationPlan(seed=0).task5_min_results == 3
+    literal = GenerationPlan(seed=PLAN.seed, dialogs_per_split=30, tasks=(4, 5), task5_min_results=1)
+    generate(literal, tmp_path / "literal", runner="local")
+    generate(dataclasses.replace(literal, task5_min_results=3), tmp_path / "table1", runner="local")
+    counts = {reading: [n for split in PLAN.splits
+                        for n in results_per_dialog(tmp_path / reading / dialog_file_name(5, split))]
+              for reading in ("literal", "table1")}
+    assert min(counts["table1"]) == 3
+    assert min(counts["literal"]) == 1
+    for split in PLAN.splits:
+        name = dialog_file_name(4, split)
+        assert (tmp_path / "literal" / name).read_bytes() == (tmp_path / "table1" / name).read_bytes()
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match="task5_min_results must be 1-3"):
+            GenerationPlan(seed=0, task5_min_results=bad)
 
 
 @pytest.mark.parametrize("beam_args", [("--direct_running_mode=in_memory",), ()], ids=["in_memory", "default"])

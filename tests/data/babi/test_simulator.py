@@ -13,7 +13,7 @@ import pytest
 from data import babi_format
 from data.babi.kb import CUISINES, LOCATIONS, PARTY_SIZES, PRICES, Request, build_kbs
 from data.babi.patterns import USER_PATTERNS, bot_pattern_count, user_pattern_count
-from data.babi.simulator import OOV_SPLIT, build_world, generate_dialog
+from data.babi.simulator import LITERAL_MIN_RESULTS, MIN_RESULTS, OOV_SPLIT, build_world, generate_dialog
 from data.corpus import SILENCE, Dialog, DialogFile, Turn, is_api_call
 
 SEED = 7
@@ -26,8 +26,8 @@ def world():
     return build_world(SEED)
 
 
-def dialogs(world, task: int, split: str, n: int = N) -> list[Dialog]:
-    return [generate_dialog(world, task, split, index) for index in range(n)]
+def dialogs(world, task: int, split: str, n: int = N, min_results: int | None = None) -> list[Dialog]:
+    return [generate_dialog(world, task, split, index, min_results) for index in range(n)]
 
 
 def api_calls(dialog: Dialog) -> list[list[str]]:
@@ -182,7 +182,7 @@ def test_task5_results_are_the_final_api_call_and_the_dialog_runs_to_the_end(wor
         assert len(calls) == 2
         cuisine, location, party_size, price = calls[-1]
         shown = results(dialog)
-        assert shown, "at least one result"
+        assert len(shown) >= MIN_RESULTS[5] == 3, "three results at least, as Table 1's figures imply"
         expected = {r.name for r in world.kb.query(Request(cuisine, location, party_size, price))}
         assert set(shown) == expected
         for facts in shown.values():
@@ -190,6 +190,22 @@ def test_task5_results_are_the_final_api_call_and_the_dialog_runs_to_the_end(wor
         booked = options(dialog)[-1]
         assert any(turn.bot.startswith(f"here it is {booked}_") for turn in dialog.turns)
         assert [turn.bot for turn in dialog.turns[-2:]] == ["is there anything i can help you with", "you're welcome"]
+
+
+def test_task5_minimum_results_hold_on_every_split_and_the_literal_reading_allows_fewer(world) -> None:
+    for split in ("trn", "tst", OOV_SPLIT):
+        assert min(len(results(dialog)) for dialog in dialogs(world, 5, split, 100)) == 3
+    literal = Counter(len(results(dialog)) for dialog in dialogs(world, 5, "trn", 100, LITERAL_MIN_RESULTS))
+    assert min(literal) == LITERAL_MIN_RESULTS == 1
+    assert literal[1] and literal[2]
+    with pytest.raises(ValueError, match="at least 1"):
+        generate_dialog(world, 5, "trn", 0, 0)
+
+
+def test_eligible_requests_are_found_for_any_minimum_and_none_is_an_error(world) -> None:
+    assert world.eligible("dev", 2) == tuple(r for r in world.eligible("dev", 0) if len(world.kb.query(r)) >= 2)
+    with pytest.raises(ValueError, match="no request with 9\\+ results"):
+        world.eligible("dev", 9)  # a request returns at most 8 restaurants, one per rating
 
 
 # ------------------------------------------------------------------------------------------- splits
