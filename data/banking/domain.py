@@ -88,9 +88,10 @@ def valid_values(profile: UserProfile, slot: str, filled: dict[str, str]) -> lis
         return list(profile.accounts)
     if slot == "partner":
         return list(profile.partners)
-    if slot == "amount":
-        limit = int(profile.limits.get(filled.get("account", ""), "0"))
-        return [a for a in AMOUNTS if int(a) <= limit]
+    if slot == "amount":  # within the account's limit; before the account is known (reordering), any account's
+        limits = [profile.limits[filled["account"]]] if filled.get("account") in profile.limits else \
+            profile.limits.values()
+        return [a for a in AMOUNTS if int(a) <= max(int(limit) for limit in limits)]
     if slot == "transaction":
         if "partner" in filled:
             return [t.id for t in profile.transactions_with(filled["partner"])]

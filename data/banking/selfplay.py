@@ -1,17 +1,21 @@
 """Dialogue self-play for the banking domain: a finite-state system bot and a user bot exchanging actions.
 
 The system bot has one state per slot of the intent's flow: it requests the slot, validates the value with an
-API call whose result is part of the dialog, asks whether to change an invalid value (at most 3 consecutive
-invalid answers, then the dialog ends), and once every slot is valid issues the intent's final API call, which
-succeeds or fails at random. The user bot answers from its profile and goal, sometimes with invalid values, and
-volunteers a varying number of slots in its first turn.
+API call whose result is part of the dialog (a failed check also lists the values the API accepts, as the paper's
+Table 2 does), asks whether to change an invalid value (at most 3 consecutive invalid answers, then the dialog
+ends; a user who says no ends the request), asks for a confirmation before blocking a card (Table 2), and once
+every slot is valid issues the intent's final API call, which succeeds or fails at random. The user bot answers
+from its profile and goal, sometimes with invalid values, and volunteers a varying number of slots in its first
+turn.
 
 A :class:`Scenario` also asks for one out-of-pattern (OOP) phenomenon of section 3.3 (once, or twice for the
-multiple-OOP sets); the bot turns that answer the phenomenon are marked as challenge turns.
+multiple-OOP sets). The bot turns that answer the phenomenon are marked as challenge turns, and only those whose
+right answer training never gives in that context: docs/banking-audit.md says what each case marks and why.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 
@@ -29,6 +33,7 @@ MULTIPLE_INTENTS = ("transfer",)  # twice over different slots needs a flow of s
 MAX_INVALID = 3
 P_INVALID = 0.25
 P_FORGETS_ID = 0.3
+P_DECLINES = 0.2  # "would you like to change it?" answered no: the request ends there
 # Volunteered slots of the first user turn: none or an odd number in training, an even number for new_api.
 TRAINING_VOLUNTEERED: dict[str, tuple[tuple[str, ...], ...]] = {
     "transfer": ((), ("account",), ("account", "partner", "amount")),
@@ -39,13 +44,14 @@ TRAINING_VOLUNTEERED: dict[str, tuple[tuple[str, ...], ...]] = {
     "account_limit": ((), ("account",)),
 }
 NEW_API_VOLUNTEERED: dict[str, tuple[tuple[str, ...], ...]] = {
-    "transfer": (("account", "partner"), ("account", "amount")),
+    "transfer": (("account", "partner"), ("account", "amount"), ("partner", "amount")),
     "block_card": (("account", "card_type"),),
 }
-# Slot orders never used in training (each keeps the account before what is checked against it).
+# Slot orders never used in training: every other order of the one flow whose slots do not depend on each other.
 REORDERED: dict[str, tuple[tuple[str, ...], ...]] = {
-    "transfer": (("account", "amount", "partner"), ("partner", "account", "amount")),
+    "transfer": tuple(order for order in itertools.permutations(SLOTS["transfer"]) if order != SLOTS["transfer"]),
 }
+CONFIRMED = ("block_card",)  # the intents whose final call waits for the user's yes (Table 2)
 # Which OOP cases each intent's flow makes possible.
 APPLICABLE: dict[str, tuple[str, ...]] = {
     "turn_compression": tuple(SLOTS),
@@ -108,6 +114,7 @@ class SystemBot:
         self.filled: dict[str, str] = {}
         self.invalid_in_a_row = 0
         self.state: str | None = None  # the slot being filled
+        self.confirming = False  # the confirmation question was asked
         self.done = False
 
     def greet(self) -> list[Action]:
@@ -117,8 +124,14 @@ class SystemBot:
         if user.act == "thanks":
             self.done = True
             return [Action(SYSTEM, "end_call")]
+        if user.act == "affirm" and self.confirming:
+            self.confirming = False
+            return self._execute()
         if user.act == "affirm":  # to "would you like to change it?"
             return [self._request(self.state)]
+        if user.act == "deny":  # no change, no confirmation: the request ends
+            self.confirming = False
+            return [Action(SYSTEM, "abandon")]
         if user.act == "dont_know":
             self.alternative = True
             self.order = ALTERNATIVE_SLOTS[self.intent]
@@ -136,7 +149,12 @@ class SystemBot:
             if self.done:
                 return actions
         missing = self._missing()
-        return actions + ([self._request(missing[0])] if missing else self._execute())
+        if missing:
+            return actions + [self._request(missing[0])]
+        if self.intent in CONFIRMED:
+            self.confirming = True
+            return actions + [Action(SYSTEM, "confirm", (("intent", self.intent),))]
+        return actions + self._execute()
 
     def _missing(self) -> list[str]:
         return [slot for slot in self.order if slot not in self.filled]
@@ -150,11 +168,13 @@ class SystemBot:
         self.state = slot
         name = _api_name(self.intent, slot, self.alternative)
         arguments = [(slot, value)]
-        if slot in ("amount", "card_type"):  # checked against the account
-            arguments.insert(0, ("account", self.filled.get("account", "")))
+        if slot in ("amount", "card_type") and "account" in self.filled:  # checked against the account
+            arguments.insert(0, ("account", self.filled["account"]))
         actions = [Action(SYSTEM, "api_call", (("api", name), *arguments))]
         valid = value in valid_values(self.profile, slot, self.filled)
         facts: list[tuple[str, str]] = [(f"{value} R_status", "valid" if valid else "invalid")]
+        if not valid:  # the paper's "list of available accounts joint , savings"
+            facts += [(f"{v} R_available", slot) for v in valid_values(self.profile, slot, self.filled)]
         if valid and name == "find_transactions":
             facts += [(f"{t.id} R_amount", t.amount) for t in self.profile.transactions_with(value)]
         if valid and name == "find_cards":
@@ -239,8 +259,10 @@ class UserBot:
 
     def react(self, system: Action, filled: dict[str, str]) -> Action:
         if system.act == "change":
+            return Action(USER, "deny" if self.rng.random() < P_DECLINES else "affirm")
+        if system.act == "confirm":
             return Action(USER, "affirm")
-        if system.act == "done":
+        if system.act in ("done", "abandon"):
             return Action(USER, "thanks")
         slot = system.value("slot")
         if slot == SLOTS[self.intent][0] and self.forgets_id and not self.said_dont_know:
@@ -250,14 +272,15 @@ class UserBot:
 
 
 class ChallengeUser(UserBot):
-    """The user bot of a challenge scenario: it brings the OOP phenomenon about (once, or twice when multiple)."""
+    """The user bot of a challenge scenario: it brings the OOP phenomenon about (once, or twice when multiple), and
+    never says no to a change before it has."""
 
     def __init__(self, scenario: Scenario, profile: UserProfile, rng: random.Random):
         super().__init__(scenario.intent, profile, rng)
         self.challenge = scenario.challenge
         self.wanted = 2 if scenario.multiple else 1
         self.occurrences = 0
-        self.audited: set[str] = set()
+        self.audited: set[str] = set()  # audit more: slots given an invalid value, so that they are asked again
 
     def needs_more(self) -> bool:
         return self.challenge != NONE and self.occurrences < self.wanted
@@ -274,26 +297,39 @@ class ChallengeUser(UserBot):
                 self.is_challenge = True
                 return Action(USER, "affirm_inform", ((slot, self.answer(slot, filled, valid=True)),))
             return Action(USER, "inform", ((slot, self.answer(slot, filled, valid=False)),))
-        if self.challenge == "another_slot" and system.act == "request" and slot == "account":
+        if system.act == "change":
+            return Action(USER, "affirm")
+        if self.challenge == "another_slot" and slot == "account":
             self.occurrences += 1  # asked for the account, the user names the partner
             self.is_challenge = True
             return Action(USER, "inform", (("partner", self.answer("partner", filled, valid=True)),))
-        if self.challenge == "audit_more" and system.act == "request" and slot != SLOTS[self.intent][0]:
-            if slot not in self.audited:  # first an invalid value, so that the slot is asked again
-                self.audited.add(slot)
-                return Action(USER, "inform", ((slot, self.answer(slot, filled, valid=False)),))
-            earlier = [s for s in SLOTS[self.intent] if s in filled and s != slot]
-            if earlier:  # the requested slot, and a new value for one already given
-                changed = earlier[-1]
-                others = [v for v in valid_values(self.profile, changed, filled) if v != filled[changed]]
-                if changed == "account":
-                    others = [v for v in others if slot != "amount"]
-                if others:
-                    self.occurrences += 1
-                    self.is_challenge = True
-                    return Action(USER, "inform_inform", ((slot, self.answer(slot, filled, valid=True)),
-                                                          (changed, self.rng.choice(others))))
+        if self.challenge == "audit_more":
+            return self._audit_more(slot, filled) or super().react(system, filled)
         return super().react(system, filled)
+
+    def _audit_more(self, slot: str, filled: dict[str, str]) -> Action | None:
+        """Table 7: asked again for a slot after changing it, the user gives it and a later slot not asked yet.
+        The first time a slot with later ones is asked, it gets an invalid value (or, for a single occurrence,
+        half the time a plain answer when a later slot could still be audited) so that it is asked again. In a
+        multiple dialog the first extra value is invalid, so that its slot is asked again for the second."""
+        flow = SLOTS[self.intent]
+        later = [s for s in flow[flow.index(slot) + 1:] if s not in filled] if slot in flow else []
+        if not later:
+            return None
+        if slot not in self.audited:
+            if self.wanted == 1 and len(later) > 1 and self.rng.random() < 0.5:
+                return None
+            self.audited.add(slot)
+            return Action(USER, "inform", ((slot, self.answer(slot, filled, valid=False)),))
+        again = self.wanted - self.occurrences > 1
+        extra = later[0] if again else self.rng.choice(later)
+        value = self.answer(slot, filled, valid=True)
+        if again:
+            self.audited.add(extra)
+        self.occurrences += 1
+        self.is_challenge = True
+        return Action(USER, "inform_inform", ((slot, value),
+                                              (extra, self.answer(extra, {**filled, slot: value}, valid=not again))))
 
 
 def _canonical_next(intent: str, filled: dict[str, str], alternative: bool) -> str | None:
@@ -301,9 +337,15 @@ def _canonical_next(intent: str, filled: dict[str, str], alternative: bool) -> s
     return next((slot for slot in order if slot not in filled), None)
 
 
+def _is_check(action: Action) -> bool:
+    return action.act == "api_call" and action.value("api").startswith(("check_", "find_"))
+
+
 def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns: int = 60) -> SelfPlayDialog:
-    """One dialog of the scenario, with its OOP phenomenon where the flow allows it; the system actions that
-    answer the phenomenon (or, for reordering, requests the training order would not make) are marked."""
+    """One dialog of the scenario, with its OOP phenomenon where the flow allows it. The system actions marked as
+    answering it: the checks of the values a compressed, audit-more or another-slot user turn gives; the checks
+    of a new-API opening but a first one that a one-slot training opening also gets; the request for the last
+    slot of a reordered flow, made once every other slot is valid."""
     intent, challenge = scenario.intent, scenario.challenge
     order = rng.choice(REORDERED[intent]) if challenge == "reordering" else None
     system, user = SystemBot(intent, profile, rng, order), ChallengeUser(scenario, profile, rng)
@@ -321,18 +363,22 @@ def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns
     turn_is_challenge = challenge == "new_api"
     for _ in range(max_turns):
         actions.append(turn)
-        filled_before, alternative_before = dict(system.filled), system.alternative
         replies = system.react(Action(USER, "inform", turn.slots) if turn.act.endswith("_inform") else turn)
-        for offset, reply in enumerate(replies, start=len(actions)):
-            if turn_is_challenge and reply.act == "api_call" and reply.value("api").startswith(("check_", "find_")):
-                marked.append(offset)
-            if challenge == "reordering" and reply.act == "request" and turn.act != "affirm" and \
-                    reply.value("slot") != _canonical_next(intent, filled_before, alternative_before):
-                marked.append(offset)
+        checks = [offset for offset, reply in enumerate(replies, start=len(actions)) if _is_check(reply)]
+        checked = [reply.slots[-1][0] for reply in replies if _is_check(reply)]  # the slot each check is for
+        if turn_is_challenge and challenge == "new_api" and checks and \
+                (checked[0],) in TRAINING_VOLUNTEERED[intent]:
+            checks = checks[1:]  # the answer training gives to a one-slot opening
+        if turn_is_challenge:
+            marked += checks
+        last = replies[-1]
+        if challenge == "reordering" and not marked and last.act == "request" and \
+                system.order[-1] == last.value("slot") and len(system.filled) == len(system.order) - 1:
+            marked.append(len(actions) + len(replies) - 1)
         actions += replies
         if system.done:
             break
-        turn = user.react(replies[-1], system.filled)
+        turn = user.react(last, system.filled)
         turn_is_challenge = user.is_challenge
     occurrences = 1 if challenge in ("new_api", "reordering") and marked else user.occurrences
     return SelfPlayDialog(scenario, actions, marked, occurrences)

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from data import babi_format
+from data.banking.domain import SLOTS
 from data.banking.generation import BankingPlan, generate, scenarios, self_play
 from data.banking.labels import NONE, read_labels
-from data.banking.selfplay import USER, _canonical_next
+from data.banking.selfplay import API, TRAINING_VOLUNTEERED, USER, Action, Scenario, _canonical_next
 from data.banking.templates import JOINERS, USER_TEMPLATES, template_thirds
 from data.layout import discover
 from data.stats import corpus_stats
@@ -149,3 +150,74 @@ def test_validate_checks_the_labels_sidecar(corpus: Path, tmp_path: Path) -> Non
         "no label line for 1 dialog(s) of trn, e.g. dialog 0"]
     sidecar.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
     assert [str(p) for p in validate_corpus(copy).errors][0].startswith(f"{sidecar}:2: not JSON")
+
+
+def _played(challenge: str, intent: str = "transfer", multiple: bool = False, count: int = 30) -> list:
+    return [self_play(PLAN.seed, "tst", Scenario(intent, challenge, multiple), index) for index in range(count)]
+
+
+def _check_slot(action: Action) -> str:
+    """The slot an API check is for (its last argument)."""
+    return action.slots[-1][0]
+
+
+def test_a_failed_check_lists_the_accepted_values_and_a_user_may_decline() -> None:
+    acts: set[str] = set()
+    listed = 0
+    for index in range(60):
+        actions = self_play(PLAN.seed, "trn", Scenario("transfer"), index).actions
+        acts |= {a.act for a in actions}
+        for call, result in zip(actions, actions[1:], strict=False):
+            if result.speaker == API and ("invalid" in dict(result.slots).values()):
+                slot = _check_slot(call)
+                assert {fact.split()[0] for fact, value in result.slots[1:] if value == slot}, result
+                listed += 1
+    assert listed and {"deny", "abandon"} <= acts
+
+
+def test_block_card_is_confirmed_before_the_final_call() -> None:
+    for dialog in _played(NONE, "block_card"):
+        acts = [a.act if a.act != "api_call" else a.value("api") for a in dialog.actions]
+        if "block_card" in acts:
+            assert acts[acts.index("block_card") - 2:acts.index("block_card")] == ["confirm", "affirm"]
+
+
+def test_reordering_marks_the_request_for_the_last_slot_once_the_others_are_valid() -> None:
+    orders = set()
+    for dialog in _played("reordering"):
+        (marked,) = dialog.challenge_actions
+        request = dialog.actions[marked]
+        valid = [_check_slot(call) for call, result in zip(dialog.actions, dialog.actions[1:], strict=False)
+                 if result.speaker == API and "valid" in dict(result.slots).values()
+                 and dialog.actions.index(result) < marked]
+        assert request.act == "request" and set(valid) == set(SLOTS["transfer"]) - {request.value("slot")}
+        assert request.value("slot") not in valid
+        orders.add(request.value("slot"))
+    assert orders == set(SLOTS["transfer"])  # the account can be the missing slot too (the paper's Table 5)
+
+
+def test_audit_more_marks_the_checks_of_the_requested_and_a_later_slot() -> None:
+    for multiple in (False, True):
+        for dialog in _played("audit_more", multiple=multiple):
+            assert len(dialog.challenge_actions) == (4 if multiple else 2)
+            for first, second in zip(dialog.challenge_actions[::2], dialog.challenge_actions[1::2], strict=True):
+                turn = dialog.actions[first - 1]
+                request = dialog.actions[first - 2]
+                assert turn.act == "inform_inform" and request.act == "request"
+                given = [slot for slot, _ in turn.slots]
+                assert given[0] == request.value("slot")
+                flow = SLOTS["transfer"]
+                assert flow.index(given[1]) > flow.index(given[0])  # a later slot, not one already given
+                assert [_check_slot(dialog.actions[first]), _check_slot(dialog.actions[second])] == given
+
+
+def test_new_api_marks_only_checks_training_never_answers_an_opening_with() -> None:
+    for intent in ("transfer", "block_card"):
+        for dialog in _played("new_api", intent):
+            opening = dialog.actions[1]
+            assert len(opening.slots) - 1 == 2  # two volunteered slots
+            first_check = next(i for i, a in enumerate(dialog.actions) if a.act == "api_call")
+            for marked in dialog.challenge_actions:
+                assert dialog.actions[marked].act == "api_call"
+                if marked == first_check:  # a first check a one-slot training opening never gets
+                    assert (_check_slot(dialog.actions[marked]),) not in TRAINING_VOLUNTEERED[intent]
