@@ -2,7 +2,7 @@
 
 * **SMN**: one MemN2N trained on the dialogs of every intent.
 * **MMN**: one MemN2N per intent, trained on that intent's dialogs, and a seventh that picks the intent network
-  for a dialog. The selector is trained on the user's opening turn, whose answer is replaced by a
+  for a dialog. The selector is trained on the user's opening utterance, whose answer is replaced by a
   ``api_call memory_network <intent>`` action, as the paper appends a call-memory-network action there; its
   learning rate (0.001 or 0.01) is chosen on dev.
 
@@ -52,11 +52,20 @@ def opening(example: TurnExample) -> TurnExample | None:
                    answer=example.memory[start + 1])
 
 
+def utterance_only(example: TurnExample) -> TurnExample:
+    """The opening turn as the selector reads it: the user's utterance, without the greeting before it.
+
+    The greeting is the same in every dialog, so it tells no intent apart; but its words ("how can i help you")
+    share the embedding of the query's, and a selector that reads it learns a bias for those words: openings
+    that use them ("can you help me transfer money") went to the wrong network (docs/results.md)."""
+    return replace(example, memory=(), memory_speaker=())
+
+
 def selector_examples(examples: Sequence[TurnExample], intents: Mapping[str, str]) -> list[TurnExample]:
-    """The user's opening turn of each dialog, answered by the call-memory-network action of its intent
+    """The user's opening utterance of each dialog, answered by the call-memory-network action of its intent
     (``intents``: dialog id -> intent)."""
-    return [replace(e, answer=SELECTOR_ACTION.format(intent=intents[e.dialog_id])) for e in examples
-            if e.turn == OPENING_TURN]
+    return [replace(utterance_only(e), answer=SELECTOR_ACTION.format(intent=intents[e.dialog_id]))
+            for e in examples if e.turn == OPENING_TURN]
 
 
 class MultipleMemoryNetwork:
@@ -73,7 +82,7 @@ class MultipleMemoryNetwork:
         for e in examples:
             first = opening(e)
             if first is not None and (e.turn == OPENING_TURN or e.dialog_id not in openings):
-                openings[e.dialog_id] = first
+                openings[e.dialog_id] = utterance_only(first)
         chosen = best_answers(self.selector, list(openings.values()))
         return {dialog: action.rsplit(" ", 1)[1] for dialog, action in zip(openings, chosen, strict=True)}
 
@@ -115,7 +124,7 @@ def train_mmn(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnE
                                 [e for e in dev if intents[e.dialog_id] == intent], config, intent)
     selector_trn, selector_dev = selector_examples(trn, intents), selector_examples(dev, intents)
     actions = [SELECTOR_ACTION.format(intent=intent) for intent in INTENTS]
-    sentences = {s for e in selector_trn for s in (*e.memory, e.query)}
+    sentences = {e.query for e in selector_trn}
     selector_spec = spec_from_sentences(actions, [], sentences, memory_size=spec.memory_size)
     # The selector classifies one utterance, a task of its own: at the networks' learning rate it stalls early, well
     # below what a larger step reaches, so its learning rate is chosen on dev.

@@ -19,6 +19,7 @@ def test_the_selector_is_trained_on_each_dialogs_opening_turn(banking) -> None:
     selector = selector_examples(task.split("trn"), intents)
     assert len(selector) == 15 * 6
     assert all(e.turn == OPENING_TURN for e in selector)
+    assert all(e.memory == () for e in selector)  # the utterance alone: the greeting tells no intent apart
     assert {e.answer for e in selector} == {SELECTOR_ACTION.format(intent=i) for i in INTENTS}
 
 
@@ -44,9 +45,10 @@ class Recorder:
 
 
 class QuerySelector:
-    """A selector choosing the intent named in the opening query."""
+    """A selector choosing the intent named in the opening query; it refuses a memory (it reads the query alone)."""
 
     def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        assert all(e.memory == () for e in examples)
         return [[SELECTOR_ACTION.format(intent=e.query)] for e in examples]
 
 
