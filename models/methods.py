@@ -114,6 +114,7 @@ class Settings:
     verbose: int = 0
     log_dir: str | None = None
     top_k: int = 10
+    seed: int = 0  # the training seed of a method following its paper's recipe (a config carries its own)
     evaluate_dev: bool = True  # rank dev once more for the summary (the tables and the pipeline score it themselves)
     chosen_on: str = "dev"  # what the notes call the split a variant or epoch is chosen on (task 6: a fold of trn)
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)

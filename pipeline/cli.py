@@ -417,8 +417,11 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
               help="Task 6 (real callers, where dev overstates test): choose each method on this many folds of trn "
                    "(default 5) and report their mean and spread, then dev once; 0 chooses on dev as the other "
                    "tasks do.")
+@click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Tables 8-9 (banking): the corpus, then this many minus one more generated with the next seeds "
+                   "and the same sizes; each cell is the mean and standard deviation over them.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
-              folds: int | None) -> None:
+              folds: int | None, seeds: int) -> None:
     """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
     OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
     from models import methods as registry
@@ -438,7 +441,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
     try:
-        written = [*banking.benchmark(data, out, tasks, epochs, progress),
+        written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds),
                    *babi.benchmark(data, out, chosen, tasks, epochs, progress,
                                    babi.DEFAULT_FOLDS if folds is None else folds),
                    *movie.benchmark(data, out, epochs, progress)]

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format
 from data.atomic import write_text_atomic
 from data.banking.domain import INTENTS, sample_profile
-from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, render_labels
+from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, NONE, render_labels
 from data.banking.selfplay import (
     API,
     APPLICABLE,
@@ -60,6 +61,22 @@ def scenarios(plan: BankingPlan, file: str) -> list[tuple[Scenario, int]]:
     for challenge in MULTIPLE_CHALLENGES:
         chosen += [(Scenario(intent, challenge, True), plan.test_dialogs) for intent in MULTIPLE_INTENTS]
     return chosen
+
+
+def plan_of(labels: Sequence[dict]) -> BankingPlan:
+    """The plan a corpus was generated with, read back from its labels: the seed each line records (0 for a corpus
+    written before it did) and the dialogs per intent of each file (per intent and case for the tests)."""
+    first = INTENTS[0]
+
+    def count(split: str) -> int:
+        return sum(label["split"] == split and label["intent"] == first and label["challenge"] == NONE
+                   and not label.get("multiple") for label in labels)
+
+    seeds = {label.get("seed", 0) for label in labels}
+    if len(seeds) != 1:
+        raise ValueError(f"the labels name {len(seeds)} seeds ({sorted(seeds)[:3]}...): not one generated corpus")
+    return BankingPlan(seed=seeds.pop(), train_dialogs=count("trn"), dev_dialogs=count("dev"),
+                       test_dialogs=count("tst"))
 
 
 def self_play(seed: int, file: str, scenario: Scenario, index: int) -> SelfPlayDialog:
@@ -167,7 +184,7 @@ def generate(plan: BankingPlan, out: str | Path) -> list[Path]:
                 played = self_play(plan.seed, file, scenario, index)
                 rng = random.Random(f"{plan.seed}:{file}:{scenario}:{index}:words")
                 dialog, challenge_turns = realise(played, rng, file)
-                labels.append({"split": file, "dialog": len(dialogs), "intent": scenario.intent,
+                labels.append({"seed": plan.seed, "split": file, "dialog": len(dialogs), "intent": scenario.intent,
                                "templates": TEMPLATE_SPLIT_LABEL[file], "challenge": scenario.challenge,
                                "multiple": scenario.multiple, "challenge_turns": challenge_turns})
                 dialogs.append(dialog)

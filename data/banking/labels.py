@@ -1,10 +1,10 @@
 """The banking corpus's labels sidecar (``dialog-babi-task7-banking-labels.jsonl``): one JSON object per dialog.
 
-Each line names the dialog (``split``, ``dialog`` index in its file), its ``intent``, its template split
-(``templates``: trn, dev, IT, OOT), its out-of-pattern ``challenge`` (``none`` or a case), whether the case occurs
-twice (``multiple``), and the bot turns that answer the phenomenon (``challenge_turns``). The text layout stays
-the public one; readers of the labels (ExampleGen, stats, the Tables 8-9 scoring) import this module, not the
-generator.
+Each line names the generator's ``seed``, the dialog (``split``, ``dialog`` index in its file), its ``intent``,
+its template split (``templates``: trn, dev, IT, OOT), its out-of-pattern ``challenge`` (``none`` or a case),
+whether the case occurs twice (``multiple``), and the bot turns that answer the phenomenon (``challenge_turns``).
+The text layout stays the public one; readers of the labels (ExampleGen, stats, the Tables 8-9 scoring) import
+this module, not the generator.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ def config_of(settings: Settings) -> TrainConfig:
     if settings.config is not None:
         return settings.config
     # Stop after 3 epochs without a better dev: the best epoch is kept anyway, so later ones would only cost time.
-    return paper_config(min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), patience=3)
+    return paper_config(min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), patience=3, seed=settings.seed)
 
 
 @register("smn", PAPER, "SMN")

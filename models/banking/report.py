@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from data.atomic import write_text_atomic
@@ -19,20 +19,27 @@ TABLE9_COLUMNS = ("SMN", "MMN")
 
 @dataclass
 class BankingResults:
-    table8: dict[tuple[str, str, str], float | None]  # (challenge or "average", IT|OOT, SMN|MMN)
+    """Each cell's mean over the seeds (``spread``: the standard deviation, None from one seed)."""
+
+    table8: dict[tuple[str, str, str], float | None]  # (challenge, "average" or "routing", IT|OOT, SMN|MMN)
     table9: dict[tuple[str, str, str], float | None]  # (challenge, IT|OOT, SMN|MMN)
-    turns: dict[tuple[str, str, bool], int]  # (challenge, IT|OOT, multiple)
-    seconds: dict[str, float]
+    turns: dict[tuple[str, str, bool], int]  # (challenge, IT|OOT, multiple): per seed
+    seconds: dict[str, float]  # over every seed
     notes: list[str]
+    seeds: int = 1
+    spread8: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
+    spread9: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
 
 
-def _cell(value: float | None, paper: float | None) -> str:
-    ours = "n/a" if value is None else f"**{value:.2f}**"
+def _cell(value: float | None, paper: float | None, spread: float | None = None) -> str:
+    ours = "n/a" if value is None else f"**{value:.2f}**" + (f" ± {spread:.2f}" if spread is not None else "")
     return ours + (f" · paper {paper:.2f}" if paper is not None else "")
 
 
 def format_banking_markdown(results: BankingResults) -> str:
-    lines = ["Table 8: per-response accuracy % on the banking self-play tests; ours, then the paper's.",
+    over = f"mean ± standard deviation over {results.seeds} seeds (corpus and training)" if results.seeds > 1 else \
+        "one seed"
+    lines = [f"Table 8: per-response accuracy % on the banking self-play tests; ours ({over}), then the paper's.",
              "Non OOP: every bot turn of the non-OOP test dialogs. OOP rows: the bot turns answering the phenomenon. "
              "Our corpus comes from our own generator and templates, so the figures compare in shape, not value.",
              "", "| Test case | IT SMN | IT MMN | OOT SMN | OOT MMN | turns (IT / OOT) |",
@@ -40,15 +47,20 @@ def format_banking_markdown(results: BankingResults) -> str:
     for challenge in (NONE, *CHALLENGES, "average"):
         title = CHALLENGE_TITLES.get(challenge, "OOP Avg.")
         paper = PAPER_TABLE8[challenge]
-        cells = [_cell(results.table8.get((challenge, t, m)), paper[i]) for i, (t, m) in enumerate(TABLE8_COLUMNS)]
+        cells = [_cell(results.table8.get((challenge, t, m)), paper[i], results.spread8.get((challenge, t, m)))
+                 for i, (t, m) in enumerate(TABLE8_COLUMNS)]
         counts = "" if challenge == "average" else \
             f"{results.turns.get((challenge, 'IT', False), 0)} / {results.turns.get((challenge, 'OOT', False), 0)}"
         lines.append(f"| {title} | " + " | ".join(cells) + f" | {counts} |")
+    routing = [_cell(results.table8.get(("routing", t, m)), None, results.spread8.get(("routing", t, m)))
+               if m == "MMN" else "" for t, m in TABLE8_COLUMNS]
+    lines.append("| MMN dialogs routed to their intent | " + " | ".join(routing) + " | |")
     lines += ["", "Table 9: multiple out-of-pattern dialogs (the phenomenon twice), per-response accuracy % on the "
                   "bot turns answering it.", "", "| Test case | SMN | MMN | turns |", "| --- | --- | --- | --- |"]
     for (challenge, templates), paper in PAPER_TABLE9.items():
         title = CHALLENGE_TITLES[challenge] + (" OOT" if templates == "OOT" else "")
-        cells = [_cell(results.table9.get((challenge, templates, m)), paper[i]) for i, m in enumerate(TABLE9_COLUMNS)]
+        cells = [_cell(results.table9.get((challenge, templates, m)), paper[i],
+                       results.spread9.get((challenge, templates, m))) for i, m in enumerate(TABLE9_COLUMNS)]
         lines.append(f"| {title} | " + " | ".join(cells) + f" | {results.turns.get((challenge, templates, True), 0)} |")
     lines += ["", *(f"- {note}" for note in results.notes)]
     return "\n".join(lines) + "\n"
@@ -57,13 +69,15 @@ def format_banking_markdown(results: BankingResults) -> str:
 def format_banking_csv(results: BankingResults) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["table", "test_case", "templates", "model", "per_response_accuracy", "paper"])
+    writer.writerow(["table", "test_case", "templates", "model", "per_response_accuracy", "sd", "seeds", "paper"])
     for (challenge, templates, model), value in results.table8.items():
-        writer.writerow([8, challenge, templates, model, value,
-                         PAPER_TABLE8[challenge][TABLE8_COLUMNS.index((templates, model))]])
+        paper = PAPER_TABLE8.get(challenge)
+        writer.writerow([8, challenge, templates, model, value, results.spread8.get((challenge, templates, model)),
+                         results.seeds, paper[TABLE8_COLUMNS.index((templates, model))] if paper else None])
     for (challenge, templates, model), value in results.table9.items():
         paper = PAPER_TABLE9.get((challenge, templates))
-        writer.writerow([9, challenge, templates, model, value, paper[TABLE9_COLUMNS.index(model)] if paper else None])
+        writer.writerow([9, challenge, templates, model, value, results.spread9.get((challenge, templates, model)),
+                         results.seeds, paper[TABLE9_COLUMNS.index(model)] if paper else None])
     return buffer.getvalue()
 
 

@@ -9,11 +9,15 @@ writes these tables when the banking task is among the tasks asked for.
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from data.banking.generation import generate, plan_of
 from data.banking.labels import CHALLENGES, NONE
 from data.layout import BANKING_TASK, TaskFiles, discover
 from models import methods as registry
@@ -57,13 +61,18 @@ def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]
     return table8, table9, turns
 
 
-def routed_to_intent(mmn: Ranker, tests: Sequence[LabelledExample]) -> float:
-    """Percent of the test dialogs MMN's selector sends to the network of their own intent."""
+def routed_to_intent(mmn: Ranker, tests: Sequence[LabelledExample]) -> dict[str, float]:
+    """Percent of the IT and of the OOT test dialogs MMN's selector sends to the network of their own intent."""
     network = unwrapped(mmn)
     assert isinstance(network, MultipleMemoryNetwork)
     routed = network.route([e.example for e in tests])
     intents = {e.example.dialog_id: e.intent for e in tests}
-    return 100.0 * sum(routed[d] == intents[d] for d in routed) / max(len(routed), 1)
+    templates = {e.example.dialog_id: e.templates for e in tests}
+    shares = {}
+    for kind in ("IT", "OOT"):
+        dialogs = [d for d in routed if templates[d] == kind]
+        shares[kind] = 100.0 * sum(routed[d] == intents[d] for d in dialogs) / max(len(dialogs), 1)
+    return shares
 
 
 def _fit(name: str, task: TaskData, work: Path, settings: Settings) -> tuple[Ranker, float]:
@@ -73,27 +82,70 @@ def _fit(name: str, task: TaskData, work: Path, settings: Settings) -> tuple[Ran
     return ranker, time.perf_counter() - started
 
 
-def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None = None,
-                          work: str | Path | None = None, progress: Callable[[str], None] = print) -> BankingResults:
-    """Fit SMN and MMN on ``trn`` (best epoch on ``dev``, at most ``epochs``: None for the paper's 20), write
-    Tables 8 and 9 (Markdown at ``out``, CSV beside it)."""
+def seed_corpora(files: TaskFiles, seeds: int, directory: Path) -> Iterator[TaskFiles]:
+    """``files``, then the same corpus generated with each of the next ``seeds - 1`` seeds under ``directory``
+    (the plan read back from the labels sidecar: its seed and sizes)."""
+    yield files
+    plan = plan_of(read_task_labels(files))
+    for offset in range(1, seeds):
+        out = directory / f"corpus-seed-{plan.seed + offset}"
+        generate(replace(plan, seed=plan.seed + offset), out)
+        yield discover(out)[BANKING_TASK]
+
+
+def _run_seed(files: TaskFiles, epochs: int | None, directory: Path, progress: Callable[[str], None]
+              ) -> tuple[dict, dict, dict, dict[str, float], list[str]]:
+    """Both networks fitted on one corpus (trained with its seed) and scored: Tables 8-9, turns, seconds, notes."""
     task = TaskData.load(files)
     labels = read_task_labels(files)
+    seed = plan_of(labels).seed
     tests = [e for split in TEST_SPLITS if split in files.splits for e in labelled_examples(task, split, labels)]
     examples = [e.example for e in tests]
-    settings = Settings(epochs=epochs)
+    settings = Settings(epochs=epochs, seed=seed)
     seconds: dict[str, float] = {}
     notes = []
+    smn, seconds["SMN"] = _fit("smn", task, directory, settings)
+    notes.append(f"seed {seed}, SMN: {note_of(smn)}, {seconds['SMN']:.0f} s")
+    progress(notes[-1])
+    mmn, seconds["MMN"] = _fit("mmn", task, directory, settings)
+    routed = routed_to_intent(mmn, tests)
+    notes.append(f"seed {seed}, MMN: {note_of(mmn)}; test dialogs routed to their intent: IT {routed['IT']:.2f}%, "
+                 f"OOT {routed['OOT']:.2f}%; {seconds['MMN']:.0f} s")
+    progress(notes[-1])
+    table8, table9, turns = score({"SMN": best_answers(smn, examples), "MMN": best_answers(mmn, examples)}, tests)
+    for kind, share in routed.items():
+        table8[("routing", kind, "MMN")] = round(share, 2)
+    return table8, table9, turns, seconds, notes
+
+
+def _mean_and_spread(runs: Sequence[Mapping[Any, float | None]]) -> tuple[dict, dict]:
+    """Each cell's mean over the runs and its sample standard deviation (None from a single run or an n/a)."""
+    means, spreads = {}, {}
+    for key in runs[0]:
+        values = [run.get(key) for run in runs]
+        if any(value is None for value in values):
+            means[key], spreads[key] = None, None
+            continue
+        means[key] = round(statistics.fmean(values), 2)
+        spreads[key] = round(statistics.stdev(values), 2) if len(values) > 1 else None
+    return means, spreads
+
+
+def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None = None, seeds: int = 1,
+                          work: str | Path | None = None, progress: Callable[[str], None] = print) -> BankingResults:
+    """Fit SMN and MMN on ``trn`` (best epoch on ``dev``, at most ``epochs``: None for the paper's 20) of the
+    corpus and of ``seeds - 1`` more generated with the next seeds, each trained with its corpus's seed; write
+    Tables 8 and 9 as each cell's mean and standard deviation over the seeds (Markdown at ``out``, CSV beside it)."""
+    runs = []
     with tempfile.TemporaryDirectory(prefix="banking-", dir=work) as directory:
-        smn, seconds["SMN"] = _fit("smn", task, Path(directory), settings)
-        notes.append(f"SMN: {note_of(smn)}, {seconds['SMN']:.0f} s")
-        progress(notes[-1])
-        mmn, seconds["MMN"] = _fit("mmn", task, Path(directory), settings)
-        notes.append(f"MMN: {note_of(mmn)}, test dialogs routed to their intent {routed_to_intent(mmn, tests):.2f}%; "
-                     f"{seconds['MMN']:.0f} s")
-        progress(notes[-1])
-        table8, table9, turns = score({"SMN": best_answers(smn, examples), "MMN": best_answers(mmn, examples)}, tests)
-    results = BankingResults(table8, table9, turns, seconds, notes)
+        for index, corpus in enumerate(seed_corpora(files, seeds, Path(directory))):
+            runs.append(_run_seed(corpus, epochs, Path(directory) / f"models-{index}", progress))
+    table8, spread8 = _mean_and_spread([run[0] for run in runs])
+    table9, spread9 = _mean_and_spread([run[1] for run in runs])
+    turns = {key: round(statistics.fmean(run[2][key] for run in runs)) for key in runs[0][2]}
+    seconds = {name: round(sum(run[3][name] for run in runs), 1) for name in runs[0][3]}
+    results = BankingResults(table8, table9, turns, seconds, [note for run in runs for note in run[4]],
+                             seeds=len(runs), spread8=spread8, spread9=spread9)
     write_banking_results(results, out)
     return results
 
@@ -104,13 +156,13 @@ def output_path(out: Path, tasks: Sequence[int]) -> Path:
 
 
 def benchmark(data: str | Path, out: str | Path, tasks: Sequence[int] = (), epochs: int | None = None,
-              progress: Callable[[str], None] = print) -> list[Path]:
-    """Tables 8-9 when the corpus has the banking task and ``tasks`` (empty: every task) asks for it; the files
-    written. ``epochs`` is capped at the paper's 20."""
+              progress: Callable[[str], None] = print, seeds: int = 1) -> list[Path]:
+    """Tables 8-9 when the corpus has the banking task and ``tasks`` (empty: every task) asks for it, over
+    ``seeds`` corpus and training seeds; the files written. ``epochs`` is capped at the paper's 20."""
     present = discover(data)
     wanted = [t for t in present if not tasks or t in tasks]
     if BANKING_TASK not in wanted:
         return []
     path = output_path(Path(out), wanted)
-    run_banking_benchmark(present[BANKING_TASK], path, epochs=epochs, progress=progress)
+    run_banking_benchmark(present[BANKING_TASK], path, epochs=epochs, seeds=seeds, progress=progress)
     return [path, path.with_suffix(".csv")]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from data import babi_format
 from data.banking.domain import SLOTS
-from data.banking.generation import BankingPlan, generate, scenarios, self_play
+from data.banking.generation import BankingPlan, generate, plan_of, scenarios, self_play
 from data.banking.labels import NONE, read_labels
 from data.banking.selfplay import API, TRAINING_VOLUNTEERED, USER, Action, Scenario, _canonical_next
 from data.banking.templates import JOINERS, USER_TEMPLATES, template_thirds
@@ -221,3 +221,11 @@ def test_new_api_marks_only_checks_training_never_answers_an_opening_with() -> N
                 assert dialog.actions[marked].act == "api_call"
                 if marked == first_check:  # a first check a one-slot training opening never gets
                     assert (_check_slot(dialog.actions[marked]),) not in TRAINING_VOLUNTEERED[intent]
+
+
+def test_the_plan_is_read_back_from_the_labels(corpus: Path) -> None:
+    labels = read_labels(corpus / "dialog-babi-task7-banking-labels.jsonl")
+    assert plan_of(labels) == PLAN
+    assert plan_of([{k: v for k, v in label.items() if k != "seed"} for label in labels]).seed == 0
+    with pytest.raises(ValueError, match="2 seeds"):
+        plan_of([*labels, {**labels[0], "seed": 9}])

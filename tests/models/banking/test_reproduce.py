@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from data.banking.generation import plan_of
 from data.banking.labels import CHALLENGES
+from models.banking import reproduce
+from models.banking.labelled import read_task_labels
 from models.banking.reproduce import benchmark, output_path, run_banking_benchmark
+from models.examples import TaskData
 
 
 def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
@@ -22,9 +26,10 @@ def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
     assert results.turns[("turn_compression", "IT", True)] >= 2 * 3  # twice per dialog, 3 dialogs
     assert (tmp_path / "banking.csv").read_text().startswith("table,test_case")
     smn, mmn = results.notes
-    assert smn.startswith("SMN: best epoch 1/1 on dev (")
-    assert mmn.startswith("MMN: intent networks' best epochs 1, 1, 1, 1, 1, 1; selector (learning rate 0.0")
-    assert "chosen on dev) dev " in mmn and "test dialogs routed to their intent " in mmn
+    assert smn.startswith("seed 1, SMN: best epoch 1/1 on dev (")
+    assert mmn.startswith("seed 1, MMN: intent networks' best epochs 1, 1, 1, 1, 1, 1; selector (learning rate 0.0")
+    assert "chosen on dev) dev " in mmn and "test dialogs routed to their intent: IT " in mmn
+    assert 0 <= results.table8[("routing", "OOT", "MMN")] <= 100
     assert f"- {mmn}" in text
 
 
@@ -34,3 +39,23 @@ def test_tables_only_when_the_banking_task_is_asked_for(banking, tmp_path: Path)
     assert not list(tmp_path.iterdir())
     assert output_path(tmp_path / "table.md", [7]) == tmp_path / "table.md"
     assert output_path(tmp_path / "table.md", [1, 7]) == tmp_path / "table-banking.md"
+
+
+def test_seeds_regenerate_the_corpus_and_average_the_cells(banking, tmp_path: Path, monkeypatch) -> None:
+    """The loop over seeds without training: each corpus's seed read back, its cells averaged with their spread."""
+    _, files = banking
+    seen = []
+
+    def fake_run(corpus, epochs, directory, progress):
+        seed = plan_of(read_task_labels(corpus)).seed
+        seen.append((seed, len(TaskData.load(corpus).split("trn"))))
+        cell = 10.0 * seed
+        return ({("none", "IT", "SMN"): cell, ("average", "IT", "SMN"): None}, {}, {("none", "IT", False): seed},
+                {"SMN": 1.0}, [f"seed {seed}"])
+
+    monkeypatch.setattr(reproduce, "_run_seed", fake_run)
+    results = run_banking_benchmark(files, tmp_path / "banking.md", seeds=3, progress=lambda _: None)
+    assert [seed for seed, _ in seen] == [1, 2, 3] and len({n for _, n in seen}) > 1  # three different corpora
+    assert results.table8[("none", "IT", "SMN")] == 20.0 and results.spread8[("none", "IT", "SMN")] == 10.0
+    assert results.table8[("average", "IT", "SMN")] is None and results.seconds == {"SMN": 3.0}
+    assert results.notes == ["seed 1", "seed 2", "seed 3"] and results.seeds == 3
