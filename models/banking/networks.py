@@ -24,7 +24,7 @@ from models.examples import TurnExample
 from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker, best_answers
 from models.serving.ranker import SavedModelRanker
-from models.training import MemN2NConfig, TrainConfig, fit_and_export
+from models.training import MemN2NConfig, TrainConfig, TrainingDiverged, fit_and_export
 
 PAPER_EPOCHS = 20  # the paper's; more is never run
 SELECTOR_ACTION = "api_call memory_network {intent}"
@@ -128,11 +128,19 @@ def train_mmn(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnE
     selector_spec = spec_from_sentences(actions, [], sentences, memory_size=spec.memory_size)
     # The selector classifies one utterance, a task of its own: at the networks' learning rate it stalls early, well
     # below what a larger step reaches, so its learning rate is chosen on dev.
-    candidates = {}
+    # A rate whose training diverges is not a candidate (it happens now and then on these memory-less examples; the
+    # note lists it); the other rate is chosen, and with neither the error stands.
+    candidates, diverged = {}, []
     for rate in SELECTOR_LEARNING_RATES:
-        candidates[f"selector-{rate}"] = fit(selector_spec, selector_trn, selector_dev,
-                                             replace(config, learning_rate=rate), f"selector-{rate}")
+        try:
+            candidates[f"selector-{rate}"] = fit(selector_spec, selector_trn, selector_dev,
+                                                 replace(config, learning_rate=rate), f"selector-{rate}")
+        except TrainingDiverged:
+            if len(diverged) == len(SELECTOR_LEARNING_RATES) - 1:
+                raise
+            diverged.append(rate)
     best = max(candidates, key=lambda name: candidates[name]["dev_per_response_accuracy"])
+    candidates[best]["diverged_learning_rates"] = diverged
     summaries["selector"] = candidates[best]
     networks = {intent: SavedModelRanker(out / intent) for intent in INTENTS}
     return MultipleMemoryNetwork(SavedModelRanker(out / best), networks), summaries

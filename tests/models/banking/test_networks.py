@@ -6,10 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import pytest
+
 from data.banking.domain import INTENTS
+from models.banking import networks
 from models.banking.labelled import dialog_intents, read_task_labels
 from models.banking.networks import OPENING_TURN, SELECTOR_ACTION, MultipleMemoryNetwork, opening, selector_examples
 from models.examples import TaskData, TurnExample
+from models.features import build_spec
+from models.training import TrainingDiverged, train_config
 
 
 def test_the_selector_is_trained_on_each_dialogs_opening_turn(banking) -> None:
@@ -72,3 +77,30 @@ def test_mmn_ranks_each_dialog_with_the_network_of_its_opening_turn() -> None:
     assert networks["cancel_transfer"].asked == cancel and networks["block_card"].asked == block[2:]
     # a dialog seen only at its greeting has nothing to route by: every network answers it alike
     assert mmn.rank(block[:1], 1) == [[INTENTS[0]]]
+
+
+def test_a_diverging_selector_rate_is_left_out_and_named(banking, tmp_path, monkeypatch) -> None:
+    """Without training: the fits are recorded; the selector at the first rate diverges, the second is chosen,
+    and when both diverge the error stands."""
+
+    _, files = banking
+    task = TaskData.load(files)
+    intents = dialog_intents(task, read_task_labels(files), ("trn", "dev"))
+    failing = {0.001}
+
+    def fake_fit(spec, trn, dev, config, out, **_):
+        if out.name.startswith("selector-") and config.learning_rate in failing:
+            raise TrainingDiverged("nan")
+        return {"dev_per_response_accuracy": 50.0, "config": {"learning_rate": config.learning_rate}}
+
+    monkeypatch.setattr(networks, "fit_and_export", fake_fit)
+    monkeypatch.setattr(networks, "SavedModelRanker", lambda path: path)
+    spec = build_spec(task, memory_size=40)
+    mmn, summaries = networks.train_mmn(spec, task.split("trn"), task.split("dev"), intents,
+                                        train_config("memn2n", epochs=1), tmp_path)
+    assert summaries["selector"]["config"]["learning_rate"] == 0.01
+    assert summaries["selector"]["diverged_learning_rates"] == [0.001] and mmn.selector.name == "selector-0.01"
+    failing.add(0.01)
+    with pytest.raises(TrainingDiverged):
+        networks.train_mmn(spec, task.split("trn"), task.split("dev"), intents, train_config("memn2n", epochs=1),
+                           tmp_path)
