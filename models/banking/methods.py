@@ -1,5 +1,6 @@
 """The methods of Majumdar et al.'s Tables 8-9, registered in the one registry (``models.methods``), in the
-tables' column order: SMN, then MMN (``models.banking.networks``).
+tables' column order: SMN, then MMN (``models.banking.networks``), then ours, the state ranker
+(``models.banking.state_ranker``), and its ablations.
 
 Each is ``fit(task, work_dir, settings) -> Ranker`` on a :class:`~models.examples.TaskData`. Without
 ``settings.config`` a method follows the paper's recipe (:func:`~models.banking.networks.paper_config`, at most
@@ -10,15 +11,18 @@ were kept and, for MMN, which selector learning rate was chosen and how well it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from data.banking.domain import INTENTS
 from data.layout import BANKING_TASK
 from models.banking.labelled import dialog_intents, labels_path, read_task_labels
 from models.banking.networks import PAPER_EPOCHS, paper_config, train_mmn, train_smn
+from models.banking.state_ranker import FEATURE_GROUPS, StateConfig, train_state_ranker
 from models.examples import TaskData
 from models.features import build_spec
 from models.methods import Fitted, NotApplicable, Settings, register
+from models.serving.ranker import ExportedRanker
 from models.training import TrainConfig
 
 PAPER = "banking"
@@ -64,3 +68,24 @@ def mmn(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
             f"{selector['config']['learning_rate']}, chosen on {settings.chosen_on}{diverged}) {settings.chosen_on} "
             f"{selector['dev_per_response_accuracy']}%")
     return Fitted(ranker, note, summaries)
+
+
+def _state_ranker(removed: tuple[str, ...] = ()) -> Callable[[TaskData, Path, Settings], Fitted]:
+    """The state ranker (``models.banking.state_ranker``), or an ablation without the feature groups ``removed``:
+    the paper's loop (at most ``settings.epochs`` of 20, best epoch on dev), trained with ``settings.seed``."""
+
+    def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
+        config = StateConfig(epochs=min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), seed=settings.seed,
+                             removed=removed)
+        summary = train_state_ranker(task, work_dir, config, settings.top_k, progress=settings.verbose > 0)
+        note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
+                f"({summary['dev_per_response_accuracy']}%), {summary['templates']} templates, slot types learned: "
+                f"{', '.join(summary['slot_types'])}" + (f"; without {', '.join(removed)}" if removed else ""))
+        return Fitted(ExportedRanker(Path(work_dir)), note, summary)
+
+    return fit
+
+
+register("state_ranker", PAPER, "State ranker (ours)")(_state_ranker())
+for _group in FEATURE_GROUPS:
+    register(f"state_ranker-no_{_group}", PAPER, f"State ranker without {_group}")(_state_ranker((_group,)))

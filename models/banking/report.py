@@ -12,9 +12,11 @@ from data.atomic import write_text_atomic
 from data.banking.labels import CHALLENGES, NONE
 from models.banking.paper import CHALLENGE_TITLES, PAPER_TABLE8, PAPER_TABLE9
 
-# Table 8's columns, in the order of the paper's figures (PAPER_TABLE8).
+# Table 8's columns, in the order of the paper's figures (PAPER_TABLE8), and ours beside them.
 TABLE8_COLUMNS = (("IT", "SMN"), ("IT", "MMN"), ("OOT", "SMN"), ("OOT", "MMN"))
 TABLE9_COLUMNS = ("SMN", "MMN")
+OURS = "Ours"
+SHOWN8 = (("IT", "SMN"), ("IT", "MMN"), ("IT", OURS), ("OOT", "SMN"), ("OOT", "MMN"), ("OOT", OURS))
 
 
 @dataclass
@@ -31,6 +33,19 @@ class BankingResults:
     spread9: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
 
 
+def _paper8(challenge: str, column: tuple[str, str]) -> float | None:
+    return PAPER_TABLE8[challenge][TABLE8_COLUMNS.index(column)] if column in TABLE8_COLUMNS else None
+
+
+def _paper9(challenge: str, templates: str, model: str) -> float | None:
+    paper = PAPER_TABLE9.get((challenge, templates))
+    return paper[TABLE9_COLUMNS.index(model)] if paper and model in TABLE9_COLUMNS else None
+
+
+def _models(results: BankingResults) -> list[str]:
+    return list(dict.fromkeys(model for (_, _, model) in results.table8))
+
+
 def _cell(value: float | None, paper: float | None, spread: float | None = None) -> str:
     ours = "n/a" if value is None else f"**{value:.2f}**" + (f" ± {spread:.2f}" if spread is not None else "")
     return ours + (f" · paper {paper:.2f}" if paper is not None else "")
@@ -39,29 +54,43 @@ def _cell(value: float | None, paper: float | None, spread: float | None = None)
 def format_banking_markdown(results: BankingResults) -> str:
     over = f"mean ± standard deviation over {results.seeds} seeds (corpus and training)" if results.seeds > 1 else \
         "one seed"
+    models = _models(results)
+    shown = [column for column in SHOWN8 if column[1] in models]
     lines = [f"Table 8: per-response accuracy % on the banking self-play tests; ours ({over}), then the paper's.",
              "Non OOP: every bot turn of the non-OOP test dialogs. OOP rows: the bot turns answering the phenomenon. "
-             "Our corpus comes from our own generator and templates, so the figures compare in shape, not value.",
-             "", "| Test case | IT SMN | IT MMN | OOT SMN | OOT MMN | turns (IT / OOT) |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "Our corpus comes from our own generator and templates, so the figures compare in shape, not value. "
+             f"{OURS}: the state ranker, beyond the paper.",
+             "", "| Test case | " + " | ".join(f"{t} {m}" for t, m in shown) + " | turns (IT / OOT) |",
+             "| --- |" + " --- |" * (len(shown) + 1)]
     for challenge in (NONE, *CHALLENGES, "average"):
         title = CHALLENGE_TITLES.get(challenge, "OOP Avg.")
-        paper = PAPER_TABLE8[challenge]
-        cells = [_cell(results.table8.get((challenge, t, m)), paper[i], results.spread8.get((challenge, t, m)))
-                 for i, (t, m) in enumerate(TABLE8_COLUMNS)]
+        cells = [_cell(results.table8.get((challenge, t, m)), _paper8(challenge, (t, m)),
+                       results.spread8.get((challenge, t, m))) for t, m in shown]
         counts = "" if challenge == "average" else \
             f"{results.turns.get((challenge, 'IT', False), 0)} / {results.turns.get((challenge, 'OOT', False), 0)}"
         lines.append(f"| {title} | " + " | ".join(cells) + f" | {counts} |")
     routing = [_cell(results.table8.get(("routing", t, m)), None, results.spread8.get(("routing", t, m)))
-               if m == "MMN" else "" for t, m in TABLE8_COLUMNS]
+               if m == "MMN" else "" for t, m in shown]
     lines.append("| MMN dialogs routed to their intent | " + " | ".join(routing) + " | |")
+    table9_models = [m for m in (*TABLE9_COLUMNS, OURS) if m in models]
     lines += ["", "Table 9: multiple out-of-pattern dialogs (the phenomenon twice), per-response accuracy % on the "
-                  "bot turns answering it.", "", "| Test case | SMN | MMN | turns |", "| --- | --- | --- | --- |"]
-    for (challenge, templates), paper in PAPER_TABLE9.items():
+                  "bot turns answering it.", "", "| Test case | " + " | ".join(table9_models) + " | turns |",
+              "| --- |" + " --- |" * (len(table9_models) + 1)]
+    for challenge, templates in PAPER_TABLE9:
         title = CHALLENGE_TITLES[challenge] + (" OOT" if templates == "OOT" else "")
-        cells = [_cell(results.table9.get((challenge, templates, m)), paper[i],
-                       results.spread9.get((challenge, templates, m))) for i, m in enumerate(TABLE9_COLUMNS)]
+        cells = [_cell(results.table9.get((challenge, templates, m)), _paper9(challenge, templates, m),
+                       results.spread9.get((challenge, templates, m))) for m in table9_models]
         lines.append(f"| {title} | " + " | ".join(cells) + f" | {results.turns.get((challenge, templates, True), 0)} |")
+    ablations = [m for m in models if m not in (*TABLE9_COLUMNS, OURS)]
+    if ablations:
+        columns = [(t, m) for m in (OURS, *ablations) for t in ("IT", "OOT")]
+        lines += ["", f"The state ranker ({OURS}) and its ablations, each without one feature group.", "",
+                  "| Test case | " + " | ".join(f"{t} {m}" for t, m in columns) + " |",
+                  "| --- |" + " --- |" * len(columns)]
+        for challenge in (NONE, *CHALLENGES, "average"):
+            cells = [_cell(results.table8.get((challenge, t, m)), None, results.spread8.get((challenge, t, m)))
+                     for t, m in columns]
+            lines.append(f"| {CHALLENGE_TITLES.get(challenge, 'OOP Avg.')} | " + " | ".join(cells) + " |")
     lines += ["", *(f"- {note}" for note in results.notes)]
     return "\n".join(lines) + "\n"
 
@@ -71,13 +100,12 @@ def format_banking_csv(results: BankingResults) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["table", "test_case", "templates", "model", "per_response_accuracy", "sd", "seeds", "paper"])
     for (challenge, templates, model), value in results.table8.items():
-        paper = PAPER_TABLE8.get(challenge)
+        paper = _paper8(challenge, (templates, model)) if challenge in PAPER_TABLE8 else None
         writer.writerow([8, challenge, templates, model, value, results.spread8.get((challenge, templates, model)),
-                         results.seeds, paper[TABLE8_COLUMNS.index((templates, model))] if paper else None])
+                         results.seeds, paper])
     for (challenge, templates, model), value in results.table9.items():
-        paper = PAPER_TABLE9.get((challenge, templates))
         writer.writerow([9, challenge, templates, model, value, results.spread9.get((challenge, templates, model)),
-                         results.seeds, paper[TABLE9_COLUMNS.index(model)] if paper else None])
+                         results.seeds, _paper9(challenge, templates, model)])
     return buffer.getvalue()
 
 

@@ -1,6 +1,6 @@
-"""Tables 8 and 9 of Majumdar et al. for a corpus holding the banking self-play task: SMN against MMN.
+"""Tables 8 and 9 of Majumdar et al. for a corpus holding the banking self-play task: SMN against MMN, and ours.
 
-Both methods (``models.banking.methods``, found through the registry) fit on the task loaded once and rank the
+The methods (``models.banking.methods``, found through the registry) fit on the task loaded once and rank the
 test dialogs of ``tst`` (IT) and ``tst-OOT`` (OOT). Non-OOP rows count every bot turn of the non-OOP test dialogs;
 an OOP row counts the bot turns that answer the phenomenon (the challenge turns of the labels sidecar), where the
 dialogs differ from anything seen in training. ``dialog benchmark`` calls :func:`benchmark` for every corpus; it
@@ -30,6 +30,8 @@ from models.methods import Ranker, Settings, best_answers, note_of, unwrapped
 from models.metrics import percent
 
 TEST_SPLITS = ("tst", "tst-OOT")
+METHODS = ("smn", "mmn", "state_ranker")
+COLUMNS = {"smn": "SMN", "mmn": "MMN", "state_ranker": "Ours"}  # the tables' column of each method
 
 
 def accuracy(examples: Sequence[LabelledExample], predictions: Sequence[str]) -> float | None:
@@ -93,9 +95,9 @@ def seed_corpora(files: TaskFiles, seeds: int, directory: Path) -> Iterator[Task
         yield discover(out)[BANKING_TASK]
 
 
-def _run_seed(files: TaskFiles, epochs: int | None, directory: Path, progress: Callable[[str], None]
-              ) -> tuple[dict, dict, dict, dict[str, float], list[str]]:
-    """Both networks fitted on one corpus (trained with its seed) and scored: Tables 8-9, turns, seconds, notes."""
+def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], directory: Path,
+              progress: Callable[[str], None]) -> tuple[dict, dict, dict, dict[str, float], list[str]]:
+    """The methods fitted on one corpus (trained with its seed) and scored: Tables 8-9, turns, seconds, notes."""
     task = TaskData.load(files)
     labels = read_task_labels(files)
     seed = plan_of(labels).seed
@@ -103,17 +105,19 @@ def _run_seed(files: TaskFiles, epochs: int | None, directory: Path, progress: C
     examples = [e.example for e in tests]
     settings = Settings(epochs=epochs, seed=seed)
     seconds: dict[str, float] = {}
-    notes = []
-    smn, seconds["SMN"] = _fit("smn", task, directory, settings)
-    notes.append(f"seed {seed}, SMN: {note_of(smn)}, {seconds['SMN']:.0f} s")
-    progress(notes[-1])
-    mmn, seconds["MMN"] = _fit("mmn", task, directory, settings)
-    routed = routed_to_intent(mmn, tests)
-    notes.append(f"seed {seed}, MMN: {note_of(mmn)}; test dialogs routed to their intent: IT {routed['IT']:.2f}%, "
-                 f"OOT {routed['OOT']:.2f}%; {seconds['MMN']:.0f} s")
-    progress(notes[-1])
-    table8, table9, turns = score({"SMN": best_answers(smn, examples), "MMN": best_answers(mmn, examples)}, tests)
-    for kind, share in routed.items():
+    notes, answers, routing = [], {}, {}
+    for name in methods:
+        column = COLUMNS.get(name, name)
+        ranker, seconds[column] = _fit(name, task, directory, settings)
+        note = f"seed {seed}, {column}: {note_of(ranker)}"
+        if name == "mmn":
+            routing = routed_to_intent(ranker, tests)
+            note += (f"; test dialogs routed to their intent: IT {routing['IT']:.2f}%, OOT {routing['OOT']:.2f}%")
+        notes.append(f"{note}; {seconds[column]:.0f} s")
+        progress(notes[-1])
+        answers[column] = best_answers(ranker, examples)
+    table8, table9, turns = score(answers, tests)
+    for kind, share in routing.items():
         table8[("routing", kind, "MMN")] = round(share, 2)
     return table8, table9, turns, seconds, notes
 
@@ -132,14 +136,16 @@ def _mean_and_spread(runs: Sequence[Mapping[Any, float | None]]) -> tuple[dict, 
 
 
 def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None = None, seeds: int = 1,
-                          work: str | Path | None = None, progress: Callable[[str], None] = print) -> BankingResults:
-    """Fit SMN and MMN on ``trn`` (best epoch on ``dev``, at most ``epochs``: None for the paper's 20) of the
-    corpus and of ``seeds - 1`` more generated with the next seeds, each trained with its corpus's seed; write
-    Tables 8 and 9 as each cell's mean and standard deviation over the seeds (Markdown at ``out``, CSV beside it)."""
+                          methods: Sequence[str] = METHODS, work: str | Path | None = None,
+                          progress: Callable[[str], None] = print) -> BankingResults:
+    """Fit ``methods`` (SMN, MMN and ours by default; an ablation of ours adds a column) on ``trn`` (best epoch on
+    ``dev``, at most ``epochs``: None for the paper's 20) of the corpus and of ``seeds - 1`` more generated with
+    the next seeds, each trained with its corpus's seed; write Tables 8 and 9 as each cell's mean and standard
+    deviation over the seeds (Markdown at ``out``, CSV beside it)."""
     runs = []
     with tempfile.TemporaryDirectory(prefix="banking-", dir=work) as directory:
         for index, corpus in enumerate(seed_corpora(files, seeds, Path(directory))):
-            runs.append(_run_seed(corpus, epochs, Path(directory) / f"models-{index}", progress))
+            runs.append(_run_seed(corpus, epochs, methods, Path(directory) / f"models-{index}", progress))
     table8, spread8 = _mean_and_spread([run[0] for run in runs])
     table9, spread9 = _mean_and_spread([run[1] for run in runs])
     turns = {key: round(statistics.fmean(run[2][key] for run in runs)) for key in runs[0][2]}
@@ -156,13 +162,15 @@ def output_path(out: Path, tasks: Sequence[int]) -> Path:
 
 
 def benchmark(data: str | Path, out: str | Path, tasks: Sequence[int] = (), epochs: int | None = None,
-              progress: Callable[[str], None] = print, seeds: int = 1) -> list[Path]:
+              progress: Callable[[str], None] = print, seeds: int = 1, extra: Sequence[str] = ()) -> list[Path]:
     """Tables 8-9 when the corpus has the banking task and ``tasks`` (empty: every task) asks for it, over
-    ``seeds`` corpus and training seeds; the files written. ``epochs`` is capped at the paper's 20."""
+    ``seeds`` corpus and training seeds; the files written. ``epochs`` is capped at the paper's 20; ``extra``
+    methods (the state ranker's ablations) get columns of their own."""
     present = discover(data)
     wanted = [t for t in present if not tasks or t in tasks]
     if BANKING_TASK not in wanted:
         return []
     path = output_path(Path(out), wanted)
-    run_banking_benchmark(present[BANKING_TASK], path, epochs=epochs, seeds=seeds, progress=progress)
+    run_banking_benchmark(present[BANKING_TASK], path, epochs=epochs, seeds=seeds,
+                          methods=(*METHODS, *(m for m in extra if m not in METHODS)), progress=progress)
     return [path, path.with_suffix(".csv")]

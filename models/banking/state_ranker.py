@@ -1,0 +1,355 @@
+"""The state ranker (ours, beyond Majumdar et al.): a dialog state tracked from the dialog's own API calls and
+results, delexicalised templates and learned filling, so that out-of-pattern dialogs are answered without a rule
+per case.
+
+What it knows by design, all learned from the training dialogs (:mod:`models.banking.slots`): which words are entity
+values and of which slot type, the kinds of API result, the slot each request asks for. From these it tracks, for
+every value and slot type of a dialog, four facts any dialog of the format has: was it said by the user and not yet
+sent to an API since (pending), was it said in the last user turn, was it in the last API call or in the results since,
+and what the latest result line about it said. No feature names a banking slot, API or challenge case.
+
+A candidate's score is the sum of two learned terms:
+
+* **template term**: the dialog (the delexicalised last user turn, the previous bot action's template, the state of
+  every slot type) against the candidate's template (its entities replaced by their types);
+* **filling term**: a small network over the candidate's own features, shared by every candidate: the tracked facts
+  of its values (``value_state``) and of its slot types, a request's the slot it asks for (``slot_state``).
+
+Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
+``dialog_state`` and ``previous_action`` (the template term's). The featurisation runs in TensorFlow ops inside the
+exported SavedModel, so training, the tables and TF Serving score the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from data.corpus import KB_RESULT_PATTERN, SILENCE
+from models.banking.slots import SlotLexicon
+from models.examples import TaskData, TurnExample, pad_batch
+from models.serving.export import DialogServingModule, export, prepare_output
+
+FEATURE_GROUPS = ("value_state", "slot_state", "dialog_state", "previous_action")
+UNKNOWN = "<unk>"
+
+
+@dataclass(frozen=True)
+class StateConfig:
+    """Its training: the paper's networks' loop (Adam, batches of 32, at most 20 epochs, best epoch on dev, stop
+    after 3 without progress) and the sizes of its two terms."""
+
+    epochs: int = 20
+    patience: int = 3
+    learning_rate: float = 0.001
+    batch_size: int = 32
+    dim: int = 64
+    filler_units: int = 32
+    seed: int = 0
+    removed: tuple[str, ...] = ()  # feature groups left out (the ablations)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.removed) - set(FEATURE_GROUPS)
+        if unknown:
+            raise ValueError(f"unknown feature groups {sorted(unknown)}; choose from {list(FEATURE_GROUPS)}")
+
+
+def _table(keys: Sequence[str], default: int) -> tf.lookup.StaticHashTable:
+    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(list(keys) or [""], tf.string), tf.constant(list(range(len(keys))) or [default], tf.int32)),
+        default)
+
+
+def _max_per(ids: tf.Tensor, mask: tf.Tensor, data: tf.Tensor, count: int) -> tf.Tensor:
+    """[B, count]: the largest ``data`` over the positions of ``ids`` ([B, ...] indices in [0, count)) where
+    ``mask`` holds, per batch row and index; -1 where there is none (``data`` is never negative)."""
+    batch = tf.shape(ids)[0]
+    rows = tf.reshape(tf.range(batch), tf.concat([[batch], tf.ones([tf.rank(ids) - 1], tf.int32)], 0))
+    segment = tf.where(mask & (ids >= 0), rows * count + ids, batch * count)
+    out = tf.math.unsorted_segment_max(tf.broadcast_to(data, tf.shape(ids)), segment, batch * count + 1)[:-1]
+    return tf.maximum(tf.reshape(out, [batch, count]), -1)
+
+
+def _per_type(values: tf.Tensor, value_type: tf.Tensor, types: int) -> tf.Tensor:
+    """[B, V] int -> [B, T]: the largest over the values of each type (-1 where none)."""
+    out = tf.math.unsorted_segment_max(tf.transpose(values), value_type, types)
+    return tf.maximum(tf.transpose(out), -1)
+
+
+def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
+    """[B, C, P, F] over P where ``mask`` [C, P] holds (0 where none)."""
+    weights = tf.cast(mask, features.dtype)[tf.newaxis, :, :, tf.newaxis]
+    count = tf.reduce_sum(weights, axis=2)
+    return tf.math.divide_no_nan(tf.reduce_sum(features * weights, axis=2), count)
+
+
+class StateFeatures(tf.Module):
+    """Raw dialogs (``memory``/``memory_speaker`` [B, M], ``query`` [B]) to the state ranker's inputs: the
+    delexicalised query's word ids [B, W], the previous bot action's template id [B] (0: none), the dialog's slot
+    state [B, D] and every candidate's features [B, C, F]."""
+
+    def __init__(self, lexicon: SlotLexicon, candidates: Sequence[str], words: Sequence[str],
+                 removed: Sequence[str] = (), name: str | None = None) -> None:
+        super().__init__(name=name)
+        values = sorted(lexicon.types)
+        slot_types = lexicon.slot_types
+        self.value_count, self.type_count, self.kind_count = len(values), len(slot_types), len(lexicon.kinds)
+        self.removed = tuple(removed)
+        self.value_index = _table(values, -1)
+        self.value_type = tf.constant([slot_types.index(lexicon.types[v]) for v in values], tf.int32)
+        self.kind_index = _table(lexicon.kinds, 0)
+        self.type_words = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+            tf.constant(values or [""]), tf.constant([f"<{lexicon.types[v]}>" for v in values] or [""])), "")
+        self.word_index = _table(["", UNKNOWN, *words], 1)  # 0: padding, 1: a word training never showed
+        self.templates = sorted({lexicon.template(c) for c in candidates})
+        self.template_index = _table(["", *self.templates], 0)  # 0: no previous bot action, or an unknown one
+        self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
+        # Each candidate's values (padding: V) and slot types (its values' and, for a request, the slot it asks for).
+        value_of = {v: i for i, v in enumerate(values)}
+        cand_values = [[value_of[w] for w in c.split(" ") if w in value_of] for c in candidates]
+        cand_types = [[slot_types.index(lexicon.types[values[v]]) for v in vs] + (
+            [slot_types.index(lexicon.request_types[lexicon.template(c)])]
+            if lexicon.template(c) in lexicon.request_types else []) for c, vs in zip(candidates, cand_values,
+                                                                                       strict=True)]
+        self.cand_values, self.value_mask = self._padded(cand_values, len(values))
+        self.cand_types, self.type_mask = self._padded(cand_types, len(slot_types))
+        self.category = tf.constant([[bool(vs), not vs and bool(ts), not vs and not ts]
+                                     for vs, ts in zip(cand_values, cand_types, strict=True)], tf.float32)
+
+    @staticmethod
+    def _padded(rows: list[list[int]], pad: int) -> tuple[tf.Tensor, tf.Tensor]:
+        width = max((len(r) for r in rows), default=0) or 1
+        table = np.full((len(rows), width), pad, np.int32)
+        for i, row in enumerate(rows):
+            table[i, :len(row)] = row
+        return tf.constant(table), tf.constant(table != pad)
+
+    @property
+    def state_size(self) -> int:
+        return self.type_count * (3 + self.kind_count) + self.kind_count + 3
+
+    @property
+    def feature_size(self) -> int:
+        return 4 + self.kind_count + 2 + self.kind_count + 3
+
+    def delexicalise(self, text: tf.Tensor) -> tf.Tensor:
+        words = tf.strings.split(text, sep=" ")
+        typed = self.type_words.lookup(words)
+        return tf.where(tf.equal(typed, ""), words, typed)
+
+    def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        batch = tf.shape(query)[0]
+        lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the last line
+        speakers = tf.concat([memory_speaker, tf.fill([batch, 1], "user")], axis=1)
+        length = tf.shape(lines)[1]
+        words = tf.strings.split(lines, sep=" ").to_tensor(default_value="")
+        words = tf.pad(words, [[0, 0], [0, 0], [0, 3]], constant_values="")  # at least 3 words per line
+        value = self.value_index.lookup(words)  # [B, L, W], -1: not an entity
+        is_result = tf.equal(speakers, "user") & tf.strings.regex_full_match(lines, KB_RESULT_PATTERN)
+        is_user = tf.equal(speakers, "user") & ~is_result & tf.not_equal(lines, SILENCE) & tf.not_equal(lines, "")
+        is_bot = tf.equal(speakers, "bot")
+        is_call = is_bot & tf.strings.regex_full_match(lines, "api_call .*")
+        index = tf.broadcast_to(tf.range(length)[tf.newaxis, :], tf.shape(lines))  # [B, L]
+        index3 = tf.broadcast_to(index[:, :, tf.newaxis], tf.shape(value))
+        count = self.value_count
+        last_user = _max_per(value, is_user[:, :, tf.newaxis], index3, count)  # [B, V]
+        last_call = _max_per(value, is_call[:, :, tf.newaxis], index3, count)
+        last_in_result = _max_per(value, is_result[:, :, tf.newaxis], index3, count)
+        # Each result line's kind, and per value the latest result line about it (its first word) as line * K + kind.
+        pair = tf.strings.join([words[:, :, 1], words[:, :, 2]], separator=" ")
+        kind = tf.where(tf.not_equal(self.kind_index.lookup(pair), 0), self.kind_index.lookup(pair),
+                        self.kind_index.lookup(words[:, :, 1]))
+        kind = tf.where(is_result, kind, 0)  # [B, L]
+        code = index * self.kind_count + kind
+        last_result = _max_per(value[:, :, 0], is_result, code, count)  # [B, V]
+        call_line = tf.reduce_max(tf.where(is_call, index, -1), axis=1)[:, tf.newaxis]  # [B, 1]
+        query_line = length - 1
+        pending = (last_user >= 0) & (last_user > last_call)
+        in_query = tf.equal(last_user, query_line)
+        in_last_call = tf.equal(last_call, call_line) & (last_call >= 0)
+        in_results = last_in_result > call_line
+        value_kind = tf.where(last_result >= 0, last_result % self.kind_count, 0)
+        value_features = tf.concat([tf.cast(tf.stack([pending, in_query, in_last_call, in_results], -1), tf.float32),
+                                    tf.one_hot(value_kind, self.kind_count)], axis=-1)  # [B, V, 4 + K]
+        # Per slot type: any value pending, any said in the last user turn, the latest result about any value.
+        types = self.type_count
+        type_pending = _per_type(tf.cast(pending, tf.int32), self.value_type, types) > 0
+        type_in_query = _per_type(tf.cast(in_query, tf.int32), self.value_type, types) > 0
+        type_code = _per_type(last_result, self.value_type, types)
+        type_filled = _per_type(tf.cast(in_last_call | in_results, tf.int32), self.value_type, types) > 0
+        type_kind = tf.where(type_code >= 0, type_code % self.kind_count, 0)
+        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query, type_filled], -1), tf.float32),
+                                   tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, 3 + K]
+        # The last line before the query when the user said nothing: a result (its kind), a bot line, or none.
+        last_memory = tf.reduce_max(tf.where(tf.not_equal(memory_speaker, ""), index[:, :-1], -1), axis=1)
+        at = tf.maximum(last_memory, 0)[:, tf.newaxis]
+        last_kind = tf.gather(kind, at, batch_dims=1)[:, 0]
+        last_is_bot = tf.gather(is_bot, at, batch_dims=1)[:, 0]
+        user_spoke = is_user[:, -1]
+        last_line = tf.concat([tf.one_hot(tf.where(user_spoke | last_is_bot, 0, last_kind), self.kind_count),
+                               tf.cast(tf.stack([user_spoke, ~user_spoke & last_is_bot, last_memory < 0], -1),
+                                       tf.float32)], axis=-1)
+        state = tf.concat([tf.reshape(type_features, [batch, types * (3 + self.kind_count)]), last_line], axis=-1)
+        # The previous bot action's template.
+        last_bot = tf.reduce_max(tf.where(is_bot, index, -1), axis=1)
+        bot_line = tf.gather(lines, tf.maximum(last_bot, 0)[:, tf.newaxis], batch_dims=1)[:, 0]
+        bot_template = tf.strings.reduce_join(self.delexicalise(bot_line), axis=-1, separator=" ")
+        previous = tf.where(last_bot >= 0, self.template_index.lookup(bot_template), 0)
+        # The candidates' features: their values' facts and their slot types'.
+        padded_values = tf.pad(value_features, [[0, 0], [0, 1], [0, 0]])
+        of_values = tf.gather(padded_values, self.cand_values, axis=1)  # [B, C, P, 4 + K]
+        mask = self.value_mask
+        has = tf.cast(tf.reduce_any(mask, axis=1), tf.float32)[tf.newaxis, :]
+        weights = tf.cast(mask, tf.float32)[tf.newaxis, :, :]
+        flags = of_values[..., :4]
+        all_pending = tf.reduce_min(flags[..., 0] * weights + (1 - weights), axis=2) * has
+        any_query = tf.reduce_max(flags[..., 1] * weights, axis=2)
+        all_last_call = tf.reduce_min(flags[..., 2] * weights + (1 - weights), axis=2) * has
+        any_results = tf.reduce_max(flags[..., 3] * weights, axis=2)
+        candidate_values = tf.concat([tf.stack([all_pending, any_query, all_last_call, any_results], -1),
+                                      _masked_mean(of_values[..., 4:], mask)], axis=-1)
+        padded_types = tf.pad(type_features, [[0, 0], [0, 1], [0, 0]])
+        of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, 3 + K]
+        candidate_types = tf.concat([_masked_mean(of_types[..., :2], self.type_mask),
+                                     _masked_mean(of_types[..., 3:], self.type_mask)], axis=-1)
+        if "value_state" in self.removed:
+            candidate_values = tf.zeros_like(candidate_values)
+        if "slot_state" in self.removed:
+            candidate_types = tf.zeros_like(candidate_types)
+        if "dialog_state" in self.removed:
+            state = tf.zeros_like(state)
+        if "previous_action" in self.removed:
+            previous = tf.zeros_like(previous)
+        category = tf.broadcast_to(self.category[tf.newaxis], [batch, tf.shape(self.category)[0], 3])
+        candidate = tf.concat([candidate_values, candidate_types, category], axis=-1)
+        query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
+        query_words = tf.where(tf.equal(self.delexicalise(query).to_tensor(default_value=""), ""), 0, query_words)
+        return {"query_words": query_words, "previous": previous, "state": state, "candidate": candidate}
+
+
+class StateScorer(keras.Model):
+    """The two terms: template (the dialog against each template) and filling (each candidate's features)."""
+
+    def __init__(self, words: int, templates: int, template_of: Sequence[int], config: StateConfig) -> None:
+        super().__init__()
+        init = keras.initializers.RandomNormal(stddev=0.1, seed=config.seed)
+        self.words = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
+        self.previous = keras.layers.Embedding(templates + 1, config.dim, embeddings_initializer=init)
+        self.state_layer = keras.layers.Dense(config.dim, kernel_initializer=init)
+        self.hidden = keras.layers.Dense(config.dim, activation="relu", kernel_initializer=init)
+        self.template_layer = keras.layers.Dense(templates, kernel_initializer=init)
+        self.filler_hidden = keras.layers.Dense(config.filler_units, activation="relu", kernel_initializer=init)
+        self.filler_out = keras.layers.Dense(1, kernel_initializer=init)
+        self.template_of = tf.constant(list(template_of), tf.int32)
+
+    def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        ids = inputs["query_words"]
+        query = tf.reduce_sum(self.words(ids) * tf.cast(ids > 0, tf.float32)[..., tf.newaxis], axis=1)
+        hidden = self.hidden(tf.concat([query, self.previous(inputs["previous"]), self.state_layer(inputs["state"])],
+                                       axis=-1))
+        template = tf.gather(self.template_layer(hidden), self.template_of, axis=1)  # [B, C]
+        filling = self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
+        return template + filling
+
+
+class StateServingModule(DialogServingModule):
+    """The state ranker with :class:`DialogServingModule`'s signatures; ``attention`` is all zero (no memory
+    attention: the state is tracked, not attended to)."""
+
+    def __init__(self, features: StateFeatures, scorer: StateScorer, candidates: Sequence[str], spec_json: str,
+                 top_k: int = 10) -> None:
+        tf.Module.__init__(self)
+        self.features = features
+        self.model = scorer
+        self.model_variables = [weight.value for weight in scorer.weights]
+        self.candidates = tf.constant(list(candidates))
+        self.top_k = min(top_k, len(candidates))
+        self._spec_json = spec_json
+
+    def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        logits = self.model(self.features(memory, memory_speaker, query))
+        top = tf.math.top_k(logits, k=self.top_k)
+        attention = tf.zeros([tf.shape(memory)[0], 1, tf.shape(memory)[1]])
+        return {"responses": tf.gather(self.candidates, top.indices), "scores": top.values, "indices": top.indices,
+                "attention": attention}
+
+
+def _batches(examples: Sequence[TurnExample], answers: np.ndarray, size: int, rng: np.random.Generator | None
+             ) -> list[tuple[tf.Tensor, ...]]:
+    order = rng.permutation(len(examples)) if rng is not None else np.arange(len(examples))
+    out = []
+    for start in range(0, len(examples), size):
+        chosen = order[start:start + size]
+        memory, speaker, query = pad_batch([examples[i] for i in chosen])
+        out.append((tf.constant(memory, tf.string), tf.constant(speaker, tf.string), tf.constant(query, tf.string),
+                    tf.constant(answers[chosen], tf.int32)))
+    return out
+
+
+def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top_k: int = 10,
+                       progress: bool = False) -> dict:
+    """Learn the lexicon and the scorer on ``trn`` (best epoch on ``dev``), export the SavedModel to ``out``;
+    the training summary."""
+    prepare_output(out)
+    started = time.perf_counter()
+    keras.utils.set_random_seed(config.seed)
+    trn, dev = task.split("trn"), task.split("dev")
+    candidates = list(task.candidates)
+    lexicon = SlotLexicon.learn(trn)
+    words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
+    features = StateFeatures(lexicon, candidates, words, config.removed)
+    scorer = StateScorer(len(words) + 2, len(features.templates), features.template_of.numpy().tolist(), config)
+    index = {c: i for i, c in enumerate(candidates)}
+    trn_answers = np.array([index[e.answer] for e in trn])
+    dev_answers = np.array([index[e.answer] for e in dev])
+    optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=40.0)
+    signature = [tf.TensorSpec([None, None], tf.string), tf.TensorSpec([None, None], tf.string),
+                 tf.TensorSpec([None], tf.string), tf.TensorSpec([None], tf.int32)]
+
+    @tf.function(input_signature=signature)
+    def step(memory: tf.Tensor, speaker: tf.Tensor, query: tf.Tensor, answer: tf.Tensor) -> tf.Tensor:
+        inputs = features(memory, speaker, query)
+        with tf.GradientTape() as tape:
+            logits = scorer(inputs)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(answer, logits))
+        grads = tape.gradient(loss, scorer.trainable_variables)
+        optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
+        return loss
+
+    @tf.function(input_signature=signature)
+    def correct(memory: tf.Tensor, speaker: tf.Tensor, query: tf.Tensor, answer: tf.Tensor) -> tf.Tensor:
+        logits = scorer(features(memory, speaker, query))
+        return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))
+
+    rng = np.random.default_rng(config.seed)
+    dev_batches = _batches(dev, dev_answers, 256, None)
+    best, best_epoch, best_weights, history = -1.0, 0, None, []
+    for epoch in range(1, config.epochs + 1):
+        losses = [float(step(*batch)) for batch in _batches(trn, trn_answers, config.batch_size, rng)]
+        if not np.isfinite(losses[-1]):
+            raise ValueError(f"state ranker: the loss became {losses[-1]} in epoch {epoch}")
+        accuracy = round(100.0 * sum(int(correct(*b)) for b in dev_batches) / max(len(dev), 1), 2)
+        history.append({"epoch": epoch, "loss": round(float(np.mean(losses)), 4), "dev": accuracy})
+        if progress:
+            print(f"state ranker epoch {epoch}: loss {history[-1]['loss']}, dev {accuracy}%", flush=True)
+        if accuracy > best:
+            best, best_epoch, best_weights = accuracy, epoch, scorer.get_weights()
+        elif epoch - best_epoch >= config.patience:
+            break
+    scorer.set_weights(best_weights)
+    spec = json.dumps({"model": "state_ranker", "lexicon": json.loads(lexicon.to_json()), "words": words,
+                       "removed": list(config.removed)})
+    export(StateServingModule(features, scorer, candidates, spec, top_k), out)
+    return {"best_epoch": best_epoch, "epochs_run": len(history), "dev_per_response_accuracy": best,
+            "history": history, "templates": len(features.templates), "slot_types": list(lexicon.slot_types),
+            "train_seconds": round(time.perf_counter() - started, 1),
+            "config": {"epochs": config.epochs, "patience": config.patience, "learning_rate": config.learning_rate,
+                       "batch_size": config.batch_size, "dim": config.dim, "seed": config.seed,
+                       "removed": list(config.removed)}}
