@@ -1,4 +1,4 @@
-"""SMN and MMN are found in the one registry by name, and MMN says when it cannot apply (no intents to route by)."""
+"""SMN, MMN and ours are in the one registry by name; MMN says when it cannot apply (no intents to route by)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ from data.layout import discover
 from models import methods
 from models.banking.methods import config_of
 from models.banking.networks import PAPER_EPOCHS, paper_config
+from models.banking.state_ranker import FEATURE_GROUPS
 from models.examples import TaskData
 from models.methods import NotApplicable, Settings
 
 
-def test_smn_and_mmn_are_registered_for_the_banking_paper() -> None:
-    assert [(methods.get(name).paper, methods.get(name).title) for name in ("smn", "mmn")] == [
-        ("banking", "SMN"), ("banking", "MMN")]
-    assert methods.names("banking") == ["smn", "mmn"]  # the tables' column order
+def test_smn_mmn_and_ours_are_registered_for_the_banking_paper() -> None:
+    assert [(methods.get(name).paper, methods.get(name).title) for name in ("smn", "mmn", "state_ranker")] == [
+        ("banking", "SMN"), ("banking", "MMN"), ("banking", "State ranker (ours)")]
+    assert methods.names("banking") == ["smn", "mmn", "state_ranker", *(
+        f"state_ranker-no_{group}" for group in FEATURE_GROUPS)]  # the tables' column order
 
 
 def test_the_paper_recipe_at_most_its_epochs_or_the_config_given() -> None:
