@@ -10,8 +10,9 @@ and what the latest result line about it said. No feature names a banking slot, 
 
 A candidate's score is the sum of two learned terms:
 
-* **template term**: the dialog (the delexicalised last user turn, the previous bot action's template, the state of
-  every slot type) against the candidate's template (its entities replaced by their types);
+* **template term**: the dialog (the delexicalised last user turn, the user's earlier turns, the previous bot
+  action's template, the state of every slot type) against the candidate's template (its entities replaced by their
+  types); words training never showed are left out;
 * **filling term**: a small network over the candidate's own features, shared by every candidate: the tracked facts
   of its values (``value_state``) and of its slot types, a request's the slot it asks for (``slot_state``).
 
@@ -38,7 +39,6 @@ from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "dialog_state", "previous_action")
-UNKNOWN = "<unk>"
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,8 @@ def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
 
 class StateFeatures(tf.Module):
     """Raw dialogs (``memory``/``memory_speaker`` [B, M], ``query`` [B]) to the state ranker's inputs: the
-    delexicalised query's word ids [B, W], the previous bot action's template id [B] (0: none), the dialog's slot
-    state [B, D] and every candidate's features [B, C, F]."""
+    delexicalised word ids of the query [B, W] and of the earlier user turns [B, M W], the previous bot action's
+    template id [B] (0: none), the dialog's slot state [B, D] and every candidate's features [B, C, F]."""
 
     def __init__(self, lexicon: SlotLexicon, candidates: Sequence[str], words: Sequence[str],
                  removed: Sequence[str] = (), name: str | None = None) -> None:
@@ -107,7 +107,9 @@ class StateFeatures(tf.Module):
         self.kind_index = _table(lexicon.kinds, 0)
         self.type_words = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
             tf.constant(values or [""]), tf.constant([f"<{lexicon.types[v]}>" for v in values] or [""])), "")
-        self.word_index = _table(["", UNKNOWN, *words], 1)  # 0: padding, 1: a word training never showed
+        # 0: padding, and a word training never showed: it adds nothing (an embedding no training step moved would
+        # add noise, and unseen wordings are what the IT and OOT tests hold).
+        self.word_index = _table(["", *words], 0)
         self.templates = sorted({lexicon.template(c) for c in candidates})
         self.template_index = _table(["", *self.templates], 0)  # 0: no previous bot action, or an unknown one
         self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
@@ -230,8 +232,13 @@ class StateFeatures(tf.Module):
         category = tf.broadcast_to(self.category[tf.newaxis], [batch, tf.shape(self.category)[0], 3])
         candidate = tf.concat([candidate_values, candidate_types, category], axis=-1)
         query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
-        query_words = tf.where(tf.equal(self.delexicalise(query).to_tensor(default_value=""), ""), 0, query_words)
-        return {"query_words": query_words, "previous": previous, "state": state, "candidate": candidate}
+        # The words of the user's earlier turns (the intent is said once, at the start).
+        typed = self.type_words.lookup(words)
+        said = self.word_index.lookup(tf.where(tf.equal(typed, ""), words, typed))
+        history = tf.where((is_user & (index < query_line))[:, :, tf.newaxis], said, 0)
+        history = tf.reshape(history, [batch, -1])
+        return {"query_words": query_words, "history_words": history, "previous": previous, "state": state,
+                "candidate": candidate}
 
 
 class StateScorer(keras.Model):
@@ -241,6 +248,7 @@ class StateScorer(keras.Model):
         super().__init__()
         init = keras.initializers.RandomNormal(stddev=0.1, seed=config.seed)
         self.words = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
+        self.history = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
         self.previous = keras.layers.Embedding(templates + 1, config.dim, embeddings_initializer=init)
         self.state_layer = keras.layers.Dense(config.dim, kernel_initializer=init)
         self.hidden = keras.layers.Dense(config.dim, activation="relu", kernel_initializer=init)
@@ -250,10 +258,11 @@ class StateScorer(keras.Model):
         self.template_of = tf.constant(list(template_of), tf.int32)
 
     def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        ids = inputs["query_words"]
+        ids, said = inputs["query_words"], inputs["history_words"]
         query = tf.reduce_sum(self.words(ids) * tf.cast(ids > 0, tf.float32)[..., tf.newaxis], axis=1)
-        hidden = self.hidden(tf.concat([query, self.previous(inputs["previous"]), self.state_layer(inputs["state"])],
-                                       axis=-1))
+        history = tf.reduce_sum(self.history(said) * tf.cast(said > 0, tf.float32)[..., tf.newaxis], axis=1)
+        hidden = self.hidden(tf.concat([query, history, self.previous(inputs["previous"]),
+                                        self.state_layer(inputs["state"])], axis=-1))
         template = tf.gather(self.template_layer(hidden), self.template_of, axis=1)  # [B, C]
         filling = self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
         return template + filling
@@ -305,7 +314,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     lexicon = SlotLexicon.learn(trn)
     words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
     features = StateFeatures(lexicon, candidates, words, config.removed)
-    scorer = StateScorer(len(words) + 2, len(features.templates), features.template_of.numpy().tolist(), config)
+    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config)
     index = {c: i for i, c in enumerate(candidates)}
     trn_answers = np.array([index[e.answer] for e in trn])
     dev_answers = np.array([index[e.answer] for e in dev])

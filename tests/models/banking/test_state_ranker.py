@@ -47,7 +47,9 @@ def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_r
     type_kinds = candidate[request, 4 + len(kinds) + 2:4 + 2 * len(kinds) + 2]
     assert type_kinds[kinds.index("R_status valid")] == 1 and candidate[request, -3:].tolist() == [0, 1, 0]
     assert features.templates[out["previous"] - 1] == "api_call check_partner <partner>"
-    assert out["query_words"].tolist()[-1] == 5  # "<partner>": the query delexicalised
+    assert out["query_words"].tolist() == [1, 2, 3, 4]  # "yes , to <partner>": the query delexicalised
+    history = out["history_words"]
+    assert sorted(history[history > 0].tolist()) == [3, 4]  # "to" (send money to), "anna": earlier user turns
 
 
 def test_a_value_said_again_after_its_check_is_pending_again() -> None:
