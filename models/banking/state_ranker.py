@@ -17,8 +17,10 @@ A candidate's score is the sum of two learned terms:
   of its values (``value_state``) and of its slot types, a request's the slot it asks for (``slot_state``).
 
 Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
-``dialog_state`` and ``previous_action`` (the template term's). The featurisation runs in TensorFlow ops inside the
-exported SavedModel, so training, the tables and TF Serving score the same way.
+``dialog_state`` (every slot type's facts) and ``previous_action`` (the previous bot action's template and what the
+last line was: the user's turn, a result of some kind, a bot line), the template term's. Training leaves each word
+of the user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs
+in TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class StateConfig:
     batch_size: int = 32
     dim: int = 64
     filler_units: int = 32
+    word_dropout: float = 0.5
     seed: int = 0
     removed: tuple[str, ...] = ()  # feature groups left out (the ablations)
 
@@ -135,11 +138,11 @@ class StateFeatures(tf.Module):
 
     @property
     def state_size(self) -> int:
-        return self.type_count * (3 + self.kind_count) + self.kind_count + 3
+        return self.type_count * (3 + self.kind_count)
 
     @property
     def feature_size(self) -> int:
-        return 4 + self.kind_count + 2 + self.kind_count + 3
+        return 8 + self.kind_count + 2 + self.kind_count + 3
 
     def delexicalise(self, text: tf.Tensor) -> tf.Tensor:
         words = tf.strings.split(text, sep=" ")
@@ -198,7 +201,7 @@ class StateFeatures(tf.Module):
         last_line = tf.concat([tf.one_hot(tf.where(user_spoke | last_is_bot, 0, last_kind), self.kind_count),
                                tf.cast(tf.stack([user_spoke, ~user_spoke & last_is_bot, last_memory < 0], -1),
                                        tf.float32)], axis=-1)
-        state = tf.concat([tf.reshape(type_features, [batch, types * (3 + self.kind_count)]), last_line], axis=-1)
+        state = tf.reshape(type_features, [batch, types * (3 + self.kind_count)])
         # The previous bot action's template.
         last_bot = tf.reduce_max(tf.where(is_bot, index, -1), axis=1)
         bot_line = tf.gather(lines, tf.maximum(last_bot, 0)[:, tf.newaxis], batch_dims=1)[:, 0]
@@ -210,13 +213,11 @@ class StateFeatures(tf.Module):
         mask = self.value_mask
         has = tf.cast(tf.reduce_any(mask, axis=1), tf.float32)[tf.newaxis, :]
         weights = tf.cast(mask, tf.float32)[tf.newaxis, :, :]
-        flags = of_values[..., :4]
-        all_pending = tf.reduce_min(flags[..., 0] * weights + (1 - weights), axis=2) * has
-        any_query = tf.reduce_max(flags[..., 1] * weights, axis=2)
-        all_last_call = tf.reduce_min(flags[..., 2] * weights + (1 - weights), axis=2) * has
-        any_results = tf.reduce_max(flags[..., 3] * weights, axis=2)
-        candidate_values = tf.concat([tf.stack([all_pending, any_query, all_last_call, any_results], -1),
-                                      _masked_mean(of_values[..., 4:], mask)], axis=-1)
+        flags = of_values[..., :4]  # pending, in the query, in the last call, in the results since
+        every = tf.reduce_min(flags * weights[..., tf.newaxis] + (1 - weights[..., tf.newaxis]), axis=2) * \
+            has[..., tf.newaxis]
+        some = tf.reduce_max(flags * weights[..., tf.newaxis], axis=2)
+        candidate_values = tf.concat([every, some, _masked_mean(of_values[..., 4:], mask)], axis=-1)
         padded_types = tf.pad(type_features, [[0, 0], [0, 1], [0, 0]])
         of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, 3 + K]
         candidate_types = tf.concat([_masked_mean(of_types[..., :2], self.type_mask),
@@ -228,7 +229,7 @@ class StateFeatures(tf.Module):
         if "dialog_state" in self.removed:
             state = tf.zeros_like(state)
         if "previous_action" in self.removed:
-            previous = tf.zeros_like(previous)
+            previous, last_line = tf.zeros_like(previous), tf.zeros_like(last_line)
         category = tf.broadcast_to(self.category[tf.newaxis], [batch, tf.shape(self.category)[0], 3])
         candidate = tf.concat([candidate_values, candidate_types, category], axis=-1)
         query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
@@ -237,8 +238,8 @@ class StateFeatures(tf.Module):
         said = self.word_index.lookup(tf.where(tf.equal(typed, ""), words, typed))
         history = tf.where((is_user & (index < query_line))[:, :, tf.newaxis], said, 0)
         history = tf.reshape(history, [batch, -1])
-        return {"query_words": query_words, "history_words": history, "previous": previous, "state": state,
-                "candidate": candidate}
+        return {"query_words": query_words, "history_words": history, "previous": previous, "last_line": last_line,
+                "state": state, "candidate": candidate}
 
 
 class StateScorer(keras.Model):
@@ -256,12 +257,18 @@ class StateScorer(keras.Model):
         self.filler_hidden = keras.layers.Dense(config.filler_units, activation="relu", kernel_initializer=init)
         self.filler_out = keras.layers.Dense(1, kernel_initializer=init)
         self.template_of = tf.constant(list(template_of), tf.int32)
+        self.word_dropout, self.seed = config.word_dropout, config.seed
 
-    def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        ids, said = inputs["query_words"], inputs["history_words"]
-        query = tf.reduce_sum(self.words(ids) * tf.cast(ids > 0, tf.float32)[..., tf.newaxis], axis=1)
-        history = tf.reduce_sum(self.history(said) * tf.cast(said > 0, tf.float32)[..., tf.newaxis], axis=1)
-        hidden = self.hidden(tf.concat([query, history, self.previous(inputs["previous"]),
+    def _bag(self, embedding: keras.layers.Embedding, ids: tf.Tensor, training: bool) -> tf.Tensor:
+        keep = tf.cast(ids > 0, tf.float32)
+        if training and self.word_dropout:  # each word left out at this rate: no flow rests on one wording
+            keep *= tf.cast(tf.random.uniform(tf.shape(ids), seed=self.seed) >= self.word_dropout, tf.float32)
+        return tf.reduce_sum(embedding(ids) * keep[..., tf.newaxis], axis=1)
+
+    def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
+        query = self._bag(self.words, inputs["query_words"], training)
+        history = self._bag(self.history, inputs["history_words"], training)
+        hidden = self.hidden(tf.concat([query, history, self.previous(inputs["previous"]), inputs["last_line"],
                                         self.state_layer(inputs["state"])], axis=-1))
         template = tf.gather(self.template_layer(hidden), self.template_of, axis=1)  # [B, C]
         filling = self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
@@ -326,7 +333,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     def step(memory: tf.Tensor, speaker: tf.Tensor, query: tf.Tensor, answer: tf.Tensor) -> tf.Tensor:
         inputs = features(memory, speaker, query)
         with tf.GradientTape() as tape:
-            logits = scorer(inputs)
+            logits = scorer(inputs, training=True)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(answer, logits))
         grads = tape.gradient(loss, scorer.trainable_variables)
         optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
@@ -360,5 +367,6 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
             "history": history, "templates": len(features.templates), "slot_types": list(lexicon.slot_types),
             "train_seconds": round(time.perf_counter() - started, 1),
             "config": {"epochs": config.epochs, "patience": config.patience, "learning_rate": config.learning_rate,
-                       "batch_size": config.batch_size, "dim": config.dim, "seed": config.seed,
+                       "batch_size": config.batch_size, "dim": config.dim, "word_dropout": config.word_dropout,
+                       "seed": config.seed,
                        "removed": list(config.removed)}}

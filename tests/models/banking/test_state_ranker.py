@@ -34,20 +34,23 @@ def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_r
               "anna", "api_call check_partner anna", "anna R_status invalid"]
     speakers = ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"]
     features, out = _features(memory, speakers, "yes , to megan")
-    candidate = out["candidate"]  # [C, F]: all pending, any in query, all in last call, any in results, kinds...
+    candidate = out["candidate"]  # [C, F]: every value / some value pending, in query, in last call, in results...
     megan, anna, savings = (CANDIDATES.index(c) for c in CANDIDATES[:3])
-    assert candidate[megan, :4].tolist() == [1, 1, 0, 0]  # said in this turn, never checked
-    assert candidate[anna, :4].tolist() == [0, 0, 1, 1]  # checked last, its result since
-    assert candidate[savings, :4].tolist() == [0, 0, 0, 0]
+    assert candidate[megan, :8].tolist() == [1, 1, 0, 0] * 2  # said in this turn, never checked
+    assert candidate[anna, :8].tolist() == [0, 0, 1, 1] * 2  # checked last, its result since
+    assert candidate[savings, :8].tolist() == [0, 0, 0, 0] * 2
+    both = CANDIDATES.index("api_call check_amount savings 100")  # savings checked long ago, 100 never said
+    assert candidate[both, :8].tolist() == [0] * 8
     kinds = SlotLexicon.learn(_examples()).kinds
-    assert candidate[anna, 4 + kinds.index("R_status invalid")] == 1
-    assert candidate[savings, 4 + kinds.index("R_status valid")] == 1
+    assert candidate[anna, 8 + kinds.index("R_status invalid")] == 1
+    assert candidate[savings, 8 + kinds.index("R_status valid")] == 1
     # The request for the account carries its slot type's facts: the account's latest result is valid.
     request = CANDIDATES.index("which account would you like to use ?")
-    type_kinds = candidate[request, 4 + len(kinds) + 2:4 + 2 * len(kinds) + 2]
+    type_kinds = candidate[request, 8 + len(kinds) + 2:8 + 2 * len(kinds) + 2]
     assert type_kinds[kinds.index("R_status valid")] == 1 and candidate[request, -3:].tolist() == [0, 1, 0]
     assert features.templates[out["previous"] - 1] == "api_call check_partner <partner>"
     assert out["query_words"].tolist() == [1, 2, 3, 4]  # "yes , to <partner>": the query delexicalised
+    assert out["last_line"][-3:].tolist() == [1, 0, 0]  # the user spoke
     history = out["history_words"]
     assert sorted(history[history > 0].tolist()) == [3, 4]  # "to" (send money to), "anna": earlier user turns
 
