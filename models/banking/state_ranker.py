@@ -10,15 +10,18 @@ and what the latest result line about it said. No feature names a banking slot, 
 
 A candidate's score is the sum of two learned terms:
 
-* **template term**: the dialog (the delexicalised last user turn, the user's earlier turns, the previous bot
-  action's template, the state of every slot type) against the candidate's template (its entities replaced by their
-  types); words training never showed are left out;
+* **template term**: the dialog (the delexicalised last user turn, the words of the user's earlier turns, the
+  previous bot action's template and what the last line was) against the candidate's template (its entities
+  replaced by their types); words training never showed are left out. It sees no slot's state: which slot to ask
+  for or check is left to the filling term, whose weights every slot shares, so that a combination of slots
+  training never showed (a reordered flow, a new opening) is scored as the known ones are;
 * **filling term**: a small network over the candidate's own features, shared by every candidate: the tracked facts
   of its values (``value_state``) and of its slot types, a request's the slot it asks for (``slot_state``).
 
 Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
-``dialog_state`` (every slot type's facts) and ``previous_action`` (the previous bot action's template and what the
-last line was: the user's turn, a result of some kind, a bot line), the template term's. Training leaves each word
+``history`` (the words, not the entities, of the user's earlier turns: the intent is said once, at the start) and
+``previous_action`` (the previous bot action's template and what the last line was: the user's turn, a result of
+some kind, a bot line), the template term's. Training leaves each word
 of the user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs
 in TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way.
 """
@@ -40,7 +43,7 @@ from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, prepare_output
 
-FEATURE_GROUPS = ("value_state", "slot_state", "dialog_state", "previous_action")
+FEATURE_GROUPS = ("value_state", "slot_state", "history", "previous_action")
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,9 @@ def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
 
 class StateFeatures(tf.Module):
     """Raw dialogs (``memory``/``memory_speaker`` [B, M], ``query`` [B]) to the state ranker's inputs: the
-    delexicalised word ids of the query [B, W] and of the earlier user turns [B, M W], the previous bot action's
-    template id [B] (0: none), the dialog's slot state [B, D] and every candidate's features [B, C, F]."""
+    delexicalised word ids of the query [B, W], the word ids of the earlier user turns (entities left out)
+    [B, M W], the previous bot action's template id [B] (0: none), the last line's kind [B, K + 3] and every
+    candidate's features [B, C, F]."""
 
     def __init__(self, lexicon: SlotLexicon, candidates: Sequence[str], words: Sequence[str],
                  removed: Sequence[str] = (), name: str | None = None) -> None:
@@ -135,10 +139,6 @@ class StateFeatures(tf.Module):
         for i, row in enumerate(rows):
             table[i, :len(row)] = row
         return tf.constant(table), tf.constant(table != pad)
-
-    @property
-    def state_size(self) -> int:
-        return self.type_count * (3 + self.kind_count)
 
     @property
     def feature_size(self) -> int:
@@ -201,7 +201,6 @@ class StateFeatures(tf.Module):
         last_line = tf.concat([tf.one_hot(tf.where(user_spoke | last_is_bot, 0, last_kind), self.kind_count),
                                tf.cast(tf.stack([user_spoke, ~user_spoke & last_is_bot, last_memory < 0], -1),
                                        tf.float32)], axis=-1)
-        state = tf.reshape(type_features, [batch, types * (3 + self.kind_count)])
         # The previous bot action's template.
         last_bot = tf.reduce_max(tf.where(is_bot, index, -1), axis=1)
         bot_line = tf.gather(lines, tf.maximum(last_bot, 0)[:, tf.newaxis], batch_dims=1)[:, 0]
@@ -226,20 +225,18 @@ class StateFeatures(tf.Module):
             candidate_values = tf.zeros_like(candidate_values)
         if "slot_state" in self.removed:
             candidate_types = tf.zeros_like(candidate_types)
-        if "dialog_state" in self.removed:
-            state = tf.zeros_like(state)
         if "previous_action" in self.removed:
             previous, last_line = tf.zeros_like(previous), tf.zeros_like(last_line)
         category = tf.broadcast_to(self.category[tf.newaxis], [batch, tf.shape(self.category)[0], 3])
         candidate = tf.concat([candidate_values, candidate_types, category], axis=-1)
         query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
-        # The words of the user's earlier turns (the intent is said once, at the start).
-        typed = self.type_words.lookup(words)
-        said = self.word_index.lookup(tf.where(tf.equal(typed, ""), words, typed))
-        history = tf.where((is_user & (index < query_line))[:, :, tf.newaxis], said, 0)
-        history = tf.reshape(history, [batch, -1])
+        # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
+        earlier = (is_user & (index < query_line))[:, :, tf.newaxis] & tf.equal(self.type_words.lookup(words), "")
+        history = tf.reshape(tf.where(earlier, self.word_index.lookup(words), 0), [batch, -1])
+        if "history" in self.removed:
+            history = tf.zeros_like(history)
         return {"query_words": query_words, "history_words": history, "previous": previous, "last_line": last_line,
-                "state": state, "candidate": candidate}
+                "candidate": candidate}
 
 
 class StateScorer(keras.Model):
@@ -251,7 +248,6 @@ class StateScorer(keras.Model):
         self.words = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
         self.history = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
         self.previous = keras.layers.Embedding(templates + 1, config.dim, embeddings_initializer=init)
-        self.state_layer = keras.layers.Dense(config.dim, kernel_initializer=init)
         self.hidden = keras.layers.Dense(config.dim, activation="relu", kernel_initializer=init)
         self.template_layer = keras.layers.Dense(templates, kernel_initializer=init)
         self.filler_hidden = keras.layers.Dense(config.filler_units, activation="relu", kernel_initializer=init)
@@ -268,8 +264,8 @@ class StateScorer(keras.Model):
     def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
         query = self._bag(self.words, inputs["query_words"], training)
         history = self._bag(self.history, inputs["history_words"], training)
-        hidden = self.hidden(tf.concat([query, history, self.previous(inputs["previous"]), inputs["last_line"],
-                                        self.state_layer(inputs["state"])], axis=-1))
+        hidden = self.hidden(tf.concat([query, history, self.previous(inputs["previous"]), inputs["last_line"]],
+                                       axis=-1))
         template = tf.gather(self.template_layer(hidden), self.template_of, axis=1)  # [B, C]
         filling = self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
         return template + filling
