@@ -23,6 +23,7 @@ from components.data_gate import DialogDataGate
 from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
 from components.dialog_trainer import DialogTrainer
 from models.babi.methods import MODEL_METHODS
+from models.banking.methods import MODEL_METHODS as BANKING_METHODS
 from models.tf_examples import LABEL_KEY
 from pipeline.configs import CURATED_SCHEMA, PIPELINE_NAME, Profile
 
@@ -78,11 +79,16 @@ def create_pipeline(
     """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter); ``splits``
     are the TFX splits to read. By default a path is looked at: a corpus without test files (the public task 6)
     gets no ``test`` split, and its Evaluators report on ``eval`` (the dev dialogs) alone; a RuntimeParameter's
-    corpus has all three. One task alone trains with its own presets (:meth:`Profile.for_tasks`)."""
+    corpus has all three. One task alone trains with its own presets (:meth:`Profile.for_tasks`). A banking corpus
+    (a path with a labels sidecar) trains the banking paper's methods (``models.banking.methods.MODEL_METHODS``)
+    in the profile's places, and is sliced by challenge as Table 8 is."""
     if splits is None:
         splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
     # A corpus known only at run time (a RuntimeParameter) may hold challenge sets: it is sliced by them.
     challenges = corpus_has_challenges(data_root, tasks) if isinstance(data_root, str) else True
+    # A banking corpus (its labels sidecar) trains the banking methods: ours as the product model, and SMN.
+    banking = isinstance(data_root, str) and challenges
+    methods = BANKING_METHODS if banking else MODEL_METHODS
     profile = profile.for_tasks(tasks)
     example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
     statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
@@ -94,9 +100,9 @@ def create_pipeline(
                                anomalies=example_validator.outputs["anomalies"])
     components: list[Any] = [example_gen, statistics_gen, inferred_schema, curated_schema, example_validator,
                              data_gate]
-    for model in profile.models:
+    for model in (m for m in profile.models if m in methods):
         name = COMPONENT_NAMES[model]
-        trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=MODEL_METHODS[model],
+        trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=methods[model],
                                 config=getattr(profile, model)).with_id(f"{name}Trainer")
         trainer.add_upstream_node(data_gate)
         baseline = Resolver(

@@ -212,6 +212,11 @@ def test_only_a_corpus_with_challenge_sets_is_sliced_by_challenge(corpus: Path, 
             "eval_config"], tfma.EvalConfig())
         keys = [list(spec.feature_keys) for spec in config.slicing_specs]
         assert [] in keys and ["task", "split"] in keys and (["challenge"] in keys) == sliced, data
+        trained = {node.id: json.loads(node.exec_properties["custom_config"])["method"] for node in dag.components
+                   if node.id.endswith("Trainer")}
+        assert trained == ({"TemplateTrainer": "state_ranker", "MemN2NTrainer": "smn"} if sliced else
+                           {"TemplateTrainer": "template_memn2n", "MemN2NTrainer": "memn2n",
+                            "EmbeddingsTrainer": "embeddings"}), data
 
 
 def test_a_profile_names_known_models_the_product_model_first() -> None:
