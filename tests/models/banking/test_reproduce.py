@@ -25,8 +25,10 @@ def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
             assert results.table8[("average", templates, model)] == round(sum(cells) / len(cells), 2)
     assert results.turns[("turn_compression", "IT", True)] >= 2 * 3  # twice per dialog, 3 dialogs
     assert (tmp_path / "banking.csv").read_text().startswith("table,test_case")
-    smn, mmn = results.notes
+    smn, mmn, ours = results.notes
     assert smn.startswith("seed 1, SMN: best epoch 1/1 on dev (")
+    assert ours.startswith("seed 1, Ours: best epoch 1/1 on dev (") and "slot types learned: account" in ours
+    assert 0 <= results.table8[("average", "OOT", "Ours")] <= 100 and "| IT Ours |" in text
     assert mmn.startswith("seed 1, MMN: intent networks' best epochs 1, 1, 1, 1, 1, 1; selector (learning rate 0.0")
     assert "chosen on dev) dev " in mmn and "test dialogs routed to their intent: IT " in mmn
     assert 0 <= results.table8[("routing", "OOT", "MMN")] <= 100
@@ -46,7 +48,7 @@ def test_seeds_regenerate_the_corpus_and_average_the_cells(banking, tmp_path: Pa
     _, files = banking
     seen = []
 
-    def fake_run(corpus, epochs, directory, progress):
+    def fake_run(corpus, epochs, methods, directory, progress):
         seed = plan_of(read_task_labels(corpus)).seed
         seen.append((seed, len(TaskData.load(corpus).split("trn"))))
         cell = 10.0 * seed
