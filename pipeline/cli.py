@@ -407,7 +407,9 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
               help="Comma-separated Table 2 methods (default: the paper's, rule_based,tfidf,tfidf_type,"
                    "nearest_neighbour,embeddings,memn2n,memn2n_match; ours: template_memn2n and its ablations "
                    "template_memn2n-no_best_not_offered, -no_rating_rank, -no_attribute_of_on_offer, "
-                   "-no_policy_features, -no_dialog_state, -no_call_action, -memn2n_filling).")
+                   "-no_policy_features, -no_dialog_state, -no_call_action, -memn2n_filling). Tables 8-9 always "
+                   "run smn, mmn and state_ranker; state_ranker-no_value_state, -no_slot_state, -no_history, "
+                   "-no_previous_action add columns.")
 @click.option("--tasks", type=TaskList(), default="",
               help="Comma-separated task numbers (default: every task present).")
 @click.option("--epochs", type=click.IntRange(min=1),
@@ -433,15 +435,18 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
         raise click.BadParameter(f"{out} would be both the Markdown table and the CSV beside it; name the "
                                  "Markdown file (e.g. results.md)", param_hint="--out")
     _check_tasks(data, tasks)
-    chosen = [m.strip() for m in methods.split(",") if m.strip()] or list(babi.PAPER_METHODS)
-    unknown = sorted(set(chosen) - set(registry.names("babi")))
+    named = [m.strip() for m in methods.split(",") if m.strip()]
+    known = registry.names("babi") + registry.names("banking")
+    unknown = sorted(set(named) - set(known))
     if unknown:
-        raise click.BadParameter(f"unknown methods {unknown}; choose from {registry.names('babi')}",
-                                 param_hint="--methods")
+        raise click.BadParameter(f"unknown methods {unknown}; choose from {known}", param_hint="--methods")
+    # Table 2's methods (the paper's when none is named); banking names add columns to Tables 8-9 (ablations).
+    chosen = [m for m in named if m in registry.names("babi")] or list(babi.PAPER_METHODS)
+    extra = [m for m in named if m in registry.names("banking")]
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
     try:
-        written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds),
+        written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds, extra),
                    *babi.benchmark(data, out, chosen, tasks, epochs, progress,
                                    babi.DEFAULT_FOLDS if folds is None else folds),
                    *movie.benchmark(data, out, epochs, progress)]

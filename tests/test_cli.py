@@ -157,3 +157,26 @@ def test_framework_start_up_noise_is_hidden_unless_verbose(tmp_path: Path) -> No
         assert json.loads(child.stdout.strip().splitlines()[-1])["best_epoch"] == 1
         shown = [word for word in noise if word in child.stderr]
         assert bool(shown) == bool(verbose), (verbose, shown, child.stderr[-2000:])
+
+
+def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkeypatch) -> None:
+    """Banking names in --methods become Tables 8-9 columns; Table 2 keeps the paper's methods; unknown names are
+    refused with both papers' names."""
+    from data.banking.generation import BankingPlan
+    from data.banking.generation import generate as generate_banking
+    from models.babi import reproduce as babi
+    from models.banking import reproduce as banking
+    from models.movie import reproduce as movie
+
+    generate_banking(BankingPlan(seed=1, train_dialogs=1, dev_dialogs=1, test_dialogs=1), tmp_path)
+    asked = {}
+    monkeypatch.setattr(banking, "benchmark", lambda *args: asked.setdefault("banking", args) and [])
+    monkeypatch.setattr(babi, "benchmark", lambda data, out, chosen, *_: asked.setdefault("babi", chosen) and [])
+    monkeypatch.setattr(movie, "benchmark", lambda *args: [])
+    result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
+                                       "--methods", "state_ranker-no_history", "--seeds", "2"])
+    assert result.exit_code == 0, result.output
+    assert asked["banking"][-2:] == (2, ["state_ranker-no_history"]) and asked["babi"] == list(babi.PAPER_METHODS)
+    result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
+                                       "--methods", "nope"])
+    assert result.exit_code == 2 and "unknown methods ['nope']" in result.output and "'smn'" in result.output
