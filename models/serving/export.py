@@ -94,12 +94,16 @@ def is_exported_model(directory: str) -> bool:
 def prepare_output(directory: str | Path) -> None:
     """Check, before any training, that a model may be written to ``directory``: a new path, an empty directory,
     or a model exported here earlier (replaced whole once the new one is written). Anything else (a corpus, a
-    notes folder, ``.``) is refused with :class:`OutputRefused`, so no file of the user's is ever lost. Staging
+    notes folder, ``.``, a symbolic link) is refused with :class:`OutputRefused`, so no file of the user's is ever
+    lost. Staging
     left beside it by a killed export is cleared."""
     path = os.fspath(directory).rstrip("/") or "/"
     parent, name = os.path.split(path)
     if not name or name in (".", ".."):
         raise OutputRefused(f"{directory}: not a place for a model; give --out a new directory name")
+    if os.path.islink(path):  # replacing it would empty its target and leave the link's staging behind
+        raise OutputRefused(f"{directory}: is a symbolic link (to {os.readlink(path)}); it is left as it is: give "
+                            "--out the directory itself, or a new name")
     clear_leftovers(parent or ".", name, GFILE)
     if not GFILE.exists(path):
         return

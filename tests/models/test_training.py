@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name, discover
-from models.serving.export import OutputRefused, prepare_output
+from models.serving.export import SPEC_ASSET, OutputRefused, prepare_output
 from models.training import (
     EmbeddingsConfig,
     MemN2NConfig,
@@ -51,6 +51,22 @@ def test_an_out_that_is_not_a_model_is_refused_and_left_alone(corpus: Path, tmp_
     assert sorted(p.name for p in corpus.iterdir()) == before
     with pytest.raises(OutputRefused, match="is not a directory"):
         prepare_output(tmp_path / "file")
+
+
+def test_an_out_that_is_a_symbolic_link_is_refused_and_its_target_kept(tmp_path: Path) -> None:
+    """Replacing a link to an earlier model emptied the target (the model and a user's file) and left the link's
+    staging behind: the link is refused, even to a model this project wrote."""
+    model = tmp_path / "model"
+    (model / "assets").mkdir(parents=True)
+    (model / "saved_model.pb").write_bytes(b"pb")
+    (model / "assets" / SPEC_ASSET).write_text("{}")
+    (model / "report.txt").write_text("keep me")
+    link = tmp_path / "link"
+    link.symlink_to(model, target_is_directory=True)
+    with pytest.raises(OutputRefused, match=r"link: is a symbolic link \(to .*model\)"):
+        prepare_output(link)
+    assert link.is_symlink() and (model / "report.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "model"]
 
 
 def test_a_previous_model_is_replaced_and_a_killed_runs_leftovers_cleared(corpus: Path, tmp_path: Path) -> None:
