@@ -332,11 +332,6 @@ class ChallengeUser(UserBot):
                                               (extra, self.answer(extra, {**filled, slot: value}, valid=not again))))
 
 
-def _canonical_next(intent: str, filled: dict[str, str], alternative: bool) -> str | None:
-    order = ALTERNATIVE_SLOTS[intent] if alternative else SLOTS[intent]
-    return next((slot for slot in order if slot not in filled), None)
-
-
 def _is_check(action: Action) -> bool:
     return action.act == "api_call" and action.value("api").startswith(("check_", "find_"))
 
@@ -364,13 +359,13 @@ def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns
     for _ in range(max_turns):
         actions.append(turn)
         replies = system.react(Action(USER, "inform", turn.slots) if turn.act.endswith("_inform") else turn)
-        checks = [offset for offset, reply in enumerate(replies, start=len(actions)) if _is_check(reply)]
-        checked = [reply.slots[-1][0] for reply in replies if _is_check(reply)]  # the slot each check is for
-        if turn_is_challenge and challenge == "new_api" and checks and \
-                (checked[0],) in TRAINING_VOLUNTEERED[intent]:
+        # (index, slot checked) of each check among the replies
+        checks = [(offset, reply.slots[-1][0]) for offset, reply in enumerate(replies, start=len(actions))
+                  if _is_check(reply)]
+        if turn_is_challenge and challenge == "new_api" and checks and (checks[0][1],) in TRAINING_VOLUNTEERED[intent]:
             checks = checks[1:]  # the answer training gives to a one-slot opening
         if turn_is_challenge:
-            marked += checks
+            marked += [offset for offset, _ in checks]
         last = replies[-1]
         if challenge == "reordering" and not marked and last.act == "request" and \
                 system.order[-1] == last.value("slot") and len(system.filled) == len(system.order) - 1:

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from data import babi_format
-from data.banking.domain import SLOTS
+from data.banking.domain import ALTERNATIVE_SLOTS, SLOTS
 from data.banking.generation import BankingPlan, generate, plan_of, scenarios, self_play
 from data.banking.labels import NONE, read_labels
-from data.banking.selfplay import API, TRAINING_VOLUNTEERED, USER, Action, Scenario, _canonical_next
+from data.banking.selfplay import API, TRAINING_VOLUNTEERED, USER, Action, Scenario
 from data.banking.templates import JOINERS, USER_TEMPLATES, template_thirds
 from data.layout import discover
 from data.stats import corpus_stats
@@ -28,6 +28,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("banking")
     generate(PLAN, out)
     return out
+
+
+def _canonical_next(intent: str, filled: dict[str, str], alternative: bool) -> str | None:
+    """The slot training's flow asks next: the first of the flow's slots not filled yet."""
+    order = ALTERNATIVE_SLOTS[intent] if alternative else SLOTS[intent]
+    return next((slot for slot in order if slot not in filled), None)
 
 
 def _user_utterances(path: Path) -> list[str]:
