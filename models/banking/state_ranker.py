@@ -140,10 +140,6 @@ class StateFeatures(tf.Module):
             table[i, :len(row)] = row
         return tf.constant(table), tf.constant(table != pad)
 
-    @property
-    def feature_size(self) -> int:
-        return 8 + self.kind_count + 2 + self.kind_count + 3
-
     def delexicalise(self, text: tf.Tensor) -> tf.Tensor:
         words = tf.strings.split(text, sep=" ")
         typed = self.type_words.lookup(words)
@@ -169,8 +165,8 @@ class StateFeatures(tf.Module):
         last_in_result = _max_per(value, is_result[:, :, tf.newaxis], index3, count)
         # Each result line's kind, and per value the latest result line about it (its first word) as line * K + kind.
         pair = tf.strings.join([words[:, :, 1], words[:, :, 2]], separator=" ")
-        kind = tf.where(tf.not_equal(self.kind_index.lookup(pair), 0), self.kind_index.lookup(pair),
-                        self.kind_index.lookup(words[:, :, 1]))
+        pair_kind = self.kind_index.lookup(pair)
+        kind = tf.where(tf.not_equal(pair_kind, 0), pair_kind, self.kind_index.lookup(words[:, :, 1]))
         kind = tf.where(is_result, kind, 0)  # [B, L]
         code = index * self.kind_count + kind
         last_result = _max_per(value[:, :, 0], is_result, code, count)  # [B, V]
@@ -188,10 +184,9 @@ class StateFeatures(tf.Module):
         type_pending = _per_type(tf.cast(pending, tf.int32), self.value_type, types) > 0
         type_in_query = _per_type(tf.cast(in_query, tf.int32), self.value_type, types) > 0
         type_code = _per_type(last_result, self.value_type, types)
-        type_filled = _per_type(tf.cast(in_last_call | in_results, tf.int32), self.value_type, types) > 0
         type_kind = tf.where(type_code >= 0, type_code % self.kind_count, 0)
-        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query, type_filled], -1), tf.float32),
-                                   tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, 3 + K]
+        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query], -1), tf.float32),
+                                   tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, 2 + K]
         # The last line before the query when the user said nothing: a result (its kind), a bot line, or none.
         last_memory = tf.reduce_max(tf.where(tf.not_equal(memory_speaker, ""), index[:, :-1], -1), axis=1)
         at = tf.maximum(last_memory, 0)[:, tf.newaxis]
@@ -218,9 +213,8 @@ class StateFeatures(tf.Module):
         some = tf.reduce_max(flags * weights[..., tf.newaxis], axis=2)
         candidate_values = tf.concat([every, some, _masked_mean(of_values[..., 4:], mask)], axis=-1)
         padded_types = tf.pad(type_features, [[0, 0], [0, 1], [0, 0]])
-        of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, 3 + K]
-        candidate_types = tf.concat([_masked_mean(of_types[..., :2], self.type_mask),
-                                     _masked_mean(of_types[..., 3:], self.type_mask)], axis=-1)
+        of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, 2 + K]
+        candidate_types = _masked_mean(of_types, self.type_mask)
         if "value_state" in self.removed:
             candidate_values = tf.zeros_like(candidate_values)
         if "slot_state" in self.removed:
