@@ -175,7 +175,7 @@ def read_candidates(path: str | Path) -> list[str]:
     return [re.sub(r"^\d+ ", "", line) for line in read_text(path).splitlines() if line.strip()]
 
 
-def _words(text: str) -> list[str]:
+def text_words(text: str) -> list[str]:
     """Words and punctuation marks (an entity is matched on the same split, "miss dove , the" style)."""
     return re.findall(r"[\w'.-]+|[^\w\s]", text)
 
@@ -185,7 +185,7 @@ class EntityDictionary:
     text is lower-cased and parsed left to right, taking the longest entity n-gram at each step."""
 
     def __init__(self, entities: Iterable[str], texts: Iterable[str] = (), min_count: int = 5) -> None:
-        self.entities = {" ".join(_words(e.lower())) for e in entities if e.strip()}
+        self.entities = {" ".join(text_words(e.lower())) for e in entities if e.strip()}
         self.max_words = max((len(e.split()) for e in self.entities), default=1)
         counts: dict[str, int] = {}
         for text in texts:
@@ -195,7 +195,7 @@ class EntityDictionary:
         self.words = {w for w, n in counts.items() if n >= min_count}
 
     def _parse(self, text: str) -> list[str]:
-        words = _words(text)
+        words = text_words(text)
         tokens: list[str] = []
         i = 0
         while i < len(words):
