@@ -15,8 +15,9 @@ a comma ("Good Morning, Miss Dove"), pieces are joined back when together they m
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,11 +130,18 @@ def split_answers(text: str, known: set[str], separator: str = ", ", longest: in
 
 def read_dialogs(path: str | Path, entities: Iterable[str] = ()) -> list[MovieDialog]:
     """Dialogs of a task file; a malformed line is a FormatError naming file and line."""
+    return list(iter_dialogs(read_text(path).splitlines(), path, entities))
+
+
+def iter_dialogs(lines: Iterable[str], path: str | Path, entities: Iterable[str] = ()) -> Iterator[MovieDialog]:
+    """Dialogs of a task file's lines (``path`` names it in errors and says whether answers are ``|``-separated),
+    one at a time: a paper-scale training file is read as a stream, never held whole."""
     known = set(entities)
-    separator = "|" if "_pipe_" in Path(path).name else ", "
+    separator = "|" if "_pipe_" in posixpath.basename(str(path)) else ", "
     longest = pieces_per_entity(known, separator)
-    dialogs: list[MovieDialog] = []
-    for number, raw in enumerate(read_text(path).splitlines(), start=1):
+    dialog: MovieDialog | None = None
+    for number, raw in enumerate(lines, start=1):
+        raw = raw.rstrip("\r\n")
         if not raw.strip():
             continue
         match = _LINE.fullmatch(raw)
@@ -144,12 +152,15 @@ def read_dialogs(path: str | Path, entities: Iterable[str] = ()) -> list[MovieDi
         if not tab:
             raise FormatError(path, number, "no TAB between the text and its answers")
         if line_id == 1:
-            dialogs.append(MovieDialog())
-        elif not dialogs or line_id != dialogs[-1].exchanges[-1].id + 1:
-            expected = dialogs[-1].exchanges[-1].id + 1 if dialogs else 1
+            if dialog is not None:
+                yield dialog
+            dialog = MovieDialog()
+        elif dialog is None or line_id != dialog.exchanges[-1].id + 1:
+            expected = dialog.exchanges[-1].id + 1 if dialog is not None else 1
             raise FormatError(path, number, f"ID {line_id} where {expected} was expected")
-        dialogs[-1].exchanges.append(Exchange(line_id, text, split_answers(answers, known, separator, longest)))
-    return dialogs
+        dialog.exchanges.append(Exchange(line_id, text, split_answers(answers, known, separator, longest)))
+    if dialog is not None:
+        yield dialog
 
 
 def read_kb(path: str | Path, entities: Iterable[str] = ()) -> list[Triple]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from data.movie.reader import MovieCorpus, Triple, read_candidates, read_dialogs, read_kb
+from data.movie.reader import MovieCorpus, MovieDialog, Triple, read_candidates, read_dialogs, read_kb
 from models.examples import BOT, USER, TurnExample
 
 
@@ -27,13 +27,17 @@ class MovieExample:
 
 def movie_examples(corpus: MovieCorpus, task: int, split: str, entities: Sequence[str] = ()) -> list[MovieExample]:
     """The examples of one task file (``entities``: to split comma-separated answers back into entities)."""
+    return [example for index, dialog in enumerate(read_dialogs(corpus.tasks[task][split], entities))
+            for example in dialog_examples(dialog, task, split, index)]
+
+
+def dialog_examples(dialog: MovieDialog, task: int, split: str, index: int) -> list[MovieExample]:
+    """One example per exchange of a dialog, each with the texts and answers before it."""
     examples = []
-    for index, dialog in enumerate(read_dialogs(corpus.tasks[task][split], entities)):
-        history: list[str] = []
-        for position, exchange in enumerate(dialog.exchanges, start=1):
-            examples.append(MovieExample(task, split, index, position, tuple(history), exchange.text,
-                                         exchange.answers))
-            history += [exchange.text, ", ".join(exchange.answers)]
+    history: list[str] = []
+    for position, exchange in enumerate(dialog.exchanges, start=1):
+        examples.append(MovieExample(task, split, index, position, tuple(history), exchange.text, exchange.answers))
+        history += [exchange.text, ", ".join(exchange.answers)]
     return examples
 
 

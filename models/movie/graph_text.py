@@ -69,7 +69,8 @@ class GraphEntityText(tf.Module):
         """[N] strings -> [N] strings of tokens joined by spaces."""
         marked = tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), _MARK, r" \1 ")
         words = tf.strings.split(marked)  # [N, (L)]
-        dense = words.to_tensor("")
+        # One empty column more: a batch of empty texts still has a position to loop over.
+        dense = tf.pad(words.to_tensor(""), [[0, 0], [0, 1]], constant_values="")
         width = tf.shape(dense)[1]
         padded = tf.pad(dense, [[0, 0], [0, self.max_words - 1]], constant_values="")
         gram = dense

@@ -1,0 +1,95 @@
+"""Movie Dialog exchanges as tf.Examples, and the candidate set the pipeline ranks them among.
+
+One example per exchange, with the features of the dialog-bAbI examples (``models.tf_examples``: ``dialog_id``,
+``task``, ``split``, ``turn``, ``memory`` = the dialog's earlier texts, ``memory_speaker``, ``query``, ``answer``,
+``answer_index``) and three of its own:
+
+- ``answers``: every correct answer (QA answers are lists; hits@k counts any of them);
+- ``answer_indices``: their positions in the candidate set (the Evaluator's label);
+- ``candidate_range``: ``[start, stop)`` of the candidates the example is ranked among, as Table 6 ranks them:
+  tasks 1-3 among the KB entities, task 4 among its split's candidate file.
+
+The candidate set (:class:`MovieCandidates`) is the entities, then task 4's dev and test candidate files. A task-4
+training reply is in none of them: its ``answer_index`` is -1 and the Trainer scores it from its text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import tensorflow as tf
+
+from models.examples import BOT, USER
+from models.movie.examples import MovieExample
+from models.tf_examples import LABEL_KEY, NO_CHALLENGE, NOT_A_CANDIDATE
+
+TASK_NAMES = {1: "movie-qa", 2: "movie-recs", 3: "movie-qarecs", 4: "movie-reddit"}
+ANSWERS, ANSWER_INDICES, CANDIDATE_RANGE = "answers", "answer_indices", "candidate_range"
+ENTITIES = "entities"
+
+
+@dataclass(frozen=True)
+class MovieCandidates:
+    """Every candidate the model scores, in one list: the entities, then task 4's candidate files by split."""
+
+    texts: tuple[str, ...]
+    ranges: dict[str, tuple[int, int]]  # "entities", or a task-4 split -> [start, stop)
+
+    @classmethod
+    def of(cls, entities: Sequence[str], replies: dict[str, Sequence[str]]) -> MovieCandidates:
+        texts, ranges = list(entities), {ENTITIES: (0, len(entities))}
+        for split in sorted(replies):
+            ranges[split] = (len(texts), len(texts) + len(replies[split]))
+            texts += replies[split]
+        return cls(tuple(texts), ranges)
+
+    def range_of(self, task: int, split: str) -> tuple[int, int]:
+        """What an example of ``task`` in ``split`` is ranked among; a task-4 split without a candidate file (its
+        training split) has none: (0, 0)."""
+        return self.ranges[ENTITIES] if task != 4 else self.ranges.get(split, (0, 0))
+
+    def indices(self) -> dict[tuple[int, int], dict[str, int]]:
+        """Per range, candidate text -> its first position."""
+        found: dict[tuple[int, int], dict[str, int]] = {}
+        for start, stop in self.ranges.values():
+            index: dict[str, int] = {}
+            for position in range(start, stop):
+                index.setdefault(self.texts[position], position)
+            found[(start, stop)] = index
+        return found
+
+    def to_json(self) -> dict:
+        return {"texts": list(self.texts), "ranges": {k: list(v) for k, v in self.ranges.items()}}
+
+    @classmethod
+    def from_json(cls, raw: dict) -> MovieCandidates:
+        return cls(tuple(raw["texts"]), {k: (int(v[0]), int(v[1])) for k, v in raw["ranges"].items()})
+
+
+def history_speakers(history: Sequence[str]) -> list[str]:
+    """The user speaks first, then the two alternate."""
+    return [USER if i % 2 == 0 else BOT for i in range(len(history))]
+
+
+def movie_tf_example(example: MovieExample, candidates: MovieCandidates,
+                     indices: dict[tuple[int, int], dict[str, int]]) -> tf.train.Example:
+    """The tf.Example of one exchange; ``indices`` is ``candidates.indices()``, computed once per file."""
+    span = candidates.range_of(example.task, example.split)
+    index = indices.get(span, {})
+    found = [index[a] for a in example.answers if a in index]
+    out = tf.train.Example()
+    feature = out.features.feature
+    texts = (("dialog_id", [f"movie-{example.task}/{example.split}/{example.dialog}"]),
+             ("task", [TASK_NAMES[example.task]]), ("split", [example.split]), ("challenge", [NO_CHALLENGE]),
+             ("memory", example.history), ("memory_speaker", history_speakers(example.history)),
+             ("query", [example.query]), ("answer", [example.answers[0] if example.answers else ""]),
+             (ANSWERS, example.answers))
+    for key, values in texts:
+        feature[key].bytes_list.value.extend([v.encode("utf-8") for v in values])
+    feature["turn"].int64_list.value.append(example.exchange - 1)
+    first = index.get(example.answers[0], NOT_A_CANDIDATE) if example.answers else NOT_A_CANDIDATE
+    feature[LABEL_KEY].int64_list.value.append(first)
+    feature[ANSWER_INDICES].int64_list.value.extend(found)
+    feature[CANDIDATE_RANGE].int64_list.value.extend(span)
+    return out

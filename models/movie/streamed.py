@@ -1,0 +1,371 @@
+"""The joint MemN2N of Dodge et al. trained from a stream of tf.Examples (the pipeline's Movie Dialog Trainer).
+
+Table 6's benchmark (``models.movie.neural``) reads a corpus into Python lists and scores every candidate at every
+step. Neither scales to the paper's corpus (3M training exchanges, 75k entities), so this trainer:
+
+- reads the ExampleGen's TFRecords through ``tf.data`` (interleaved files, a shuffle buffer, batches), and
+  featurises each batch in the graph (:class:`MovieFeatures`: :mod:`models.movie.graph_text`'s dictionary and KB
+  hash lookup, then the project's :class:`~models.features.Featurizer`), the same ops the SavedModel runs;
+- builds the dictionary in one streamed pass (token counts, never the texts);
+- trains with a sampled softmax: each example's gold answer (one of its first three, drawn anew each time) is
+  scored from its text against the batch's other gold answers and ``sampled`` entities drawn uniformly; a
+  negative that is a right answer of the example is masked. A task-4 training reply is in no candidate file and
+  is trained all the same;
+- keeps the epoch with the best mean over tasks of dev hits@k (the paper's k), each example ranked among its own
+  candidates (``candidate_range``: the entities, or its split's task-4 file), and stops after ``patience``
+  epochs without progress.
+
+Peak memory is set by the batch, the shuffle buffer and the model, not by the corpus.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from models.features import FeatureSpec, Featurizer, spec_from_sentences
+from models.memn2n import NEG_INF, MemN2N, bag_of_embeddings
+from models.movie.graph_text import GraphEntityText, entity_key
+from models.movie.paper import PAPER_K
+from models.movie.records import ANSWER_INDICES, ANSWERS, CANDIDATE_RANGE, ENTITIES, TASK_NAMES, MovieCandidates
+from models.serving.export import export, prepare_output
+from models.training import TrainingDiverged, softmax_cross_entropy
+
+# hits@k of each task name with the paper's k.
+TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
+MAX_ANSWERS = 3  # as models.movie.text: an example trains on one of its first three answers
+USER, BOT = "user", "bot"
+
+
+@dataclass(frozen=True)
+class StreamedConfig:
+    """The joint MemN2N's settings (``models.movie.methods.JOINT_MEMN2N_CONFIG``: 2 hops, three dictionaries,
+    d = 64, Adam 0.005, memory of 40 with up to 30 KB sentences) and the streaming ones."""
+
+    embedding_dim: int = 64
+    hops: int = 2
+    dictionaries: int = 3
+    learning_rate: float = 0.005
+    clipnorm: float = 40.0
+    epochs: int = 8
+    patience: int | None = 3
+    batch_size: int = 128
+    sampled: int = 1000  # entities drawn as negatives per batch
+    max_memory: int = 40
+    max_kb: int = 30
+    max_frequency: int = 100
+    min_count: int = 5  # appendix A: a word is in the dictionary when training says it this often
+    shuffle_buffer: int = 20_000
+    top_k: int = 100  # what the SavedModel returns: hits@100 of task 2 needs 100
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("embedding_dim", "hops", "epochs", "batch_size", "sampled", "max_memory", "max_kb",
+                     "max_frequency", "min_count", "shuffle_buffer", "top_k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.dictionaries not in (1, 2, 3):
+            raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
+        for name in ("learning_rate", "clipnorm"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+def record_spec() -> dict[str, Any]:
+    """The tf.Example features the trainer and the ``serving_examples`` signature read."""
+    return {"memory": tf.io.VarLenFeature(tf.string), "query": tf.io.FixedLenFeature([], tf.string),
+            ANSWERS: tf.io.VarLenFeature(tf.string), ANSWER_INDICES: tf.io.VarLenFeature(tf.int64),
+            CANDIDATE_RANGE: tf.io.FixedLenFeature([2], tf.int64, default_value=[0, 0]),
+            "task": tf.io.FixedLenFeature([], tf.string, default_value="")}
+
+
+def records(files: Sequence[str], batch_size: int, shuffle: int = 0, seed: int = 0) -> tf.data.Dataset:
+    """Parsed batches of the TFRecord files (gzip, as TFX writes them), shuffled through a buffer when
+    ``shuffle``."""
+    if not files:
+        raise FileNotFoundError("no TFRecord files to read")
+    names = tf.data.Dataset.from_tensor_slices(list(files))
+    dataset = names.interleave(lambda f: tf.data.TFRecordDataset(f, compression_type="GZIP"),
+                               cycle_length=len(files))
+    if shuffle:
+        dataset = dataset.shuffle(shuffle, seed=seed, reshuffle_each_iteration=True)
+    return dataset.batch(batch_size).map(lambda r: tf.io.parse_example(r, record_spec()))
+
+
+class MovieFeatures(tf.Module):
+    """Raw Movie Dialog text -> the MemN2N's word ids: the dialog's earlier texts and the KB sentences of its
+    last messages as memories, the query; one featurisation for training, evaluation and serving."""
+
+    def __init__(self, text: GraphEntityText, spec: FeatureSpec, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.text, self.featurizer = text, Featurizer(spec)
+
+    def __call__(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        """``history`` [B, (H)] raw texts, oldest first; ``query`` [B]."""
+        said = history.with_flat_values(self.text.tokens(history.flat_values))
+        asked = self.text.tokens(query)
+        recent = tf.strings.reduce_join(said[:, -2:], axis=1, separator=" ")
+        kb = self.text.long_term(tf.strings.reduce_join(tf.stack([recent, asked], axis=1), axis=1, separator=" "))
+        memory = tf.concat([kb, said], axis=1)
+        turn = tf.ragged.range(said.row_lengths())
+        speakers = tf.concat([kb.with_flat_values(tf.fill(tf.shape(kb.flat_values), USER)),
+                              turn.with_flat_values(tf.where(turn.flat_values % 2 == 0, USER, BOT))], axis=1)
+        return self.featurizer(memory.to_tensor(""), speakers.to_tensor(""), asked)
+
+    def answer_ids(self, answers: tf.Tensor) -> tf.Tensor:
+        """[B] raw answers -> [B, S] word ids, as candidates are featurised."""
+        return self.featurizer.sentence_ids(self.text.tokens(answers))
+
+
+def ranked_within(logits: tf.Tensor, span: tf.Tensor, k: int) -> tf.Tensor:
+    """[B, k] best candidate indices of each example among its ``span`` [B, 2] = [start, stop) (all when the span
+    is empty)."""
+    positions = tf.range(tf.shape(logits)[1], dtype=tf.int64)[tf.newaxis, :]
+    start, stop = span[:, :1], span[:, 1:]
+    inside = (positions >= start) & (positions < stop) | tf.equal(start, stop)
+    return tf.math.top_k(tf.where(inside, logits, NEG_INF), k=k).indices
+
+
+class SampledMemN2N(MemN2N):
+    """A MemN2N whose training call scores the gold answers' texts and sampled entities (a sampled softmax);
+    its inference call scores every candidate."""
+
+    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
+                 sampled: int, **kwargs: Any) -> None:
+        super().__init__(vocabulary_size, candidate_ids, **kwargs)
+        self.candidate_ids = tf.constant(candidate_ids, dtype=tf.int32)
+        self.sample_range, self.sampled = sample_range, sampled
+
+    def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
+        state, _ = self.attend(inputs)
+        if not training or "answer_ids" not in inputs:
+            return self.score(state, inputs)
+        start, stop = self.sample_range
+        drawn = tf.random.uniform([self.sampled], start, stop, dtype=tf.int32)
+        gold = bag_of_embeddings(self.W, inputs["answer_ids"], self.per_occurrence)  # [B, d]
+        negatives = bag_of_embeddings(self.W, tf.gather(self.candidate_ids, drawn), self.per_occurrence)
+        logits = tf.matmul(state, tf.concat([gold, negatives], axis=0), transpose_b=True)  # [B, B + n]
+        key = inputs["answer_key"]
+        batch = tf.shape(key)[0]
+        same = tf.equal(key[:, None], key[None, :]) & ~tf.eye(batch, dtype=tf.bool)  # another example's same answer
+        right = tf.reduce_any(tf.equal(tf.cast(drawn, tf.int64)[None, :, None], inputs["right"][:, None, :]), -1)
+        return tf.where(tf.concat([same, right], axis=1), NEG_INF, logits)
+
+
+class HitsOnDev(keras.callbacks.Callback):
+    """Dev hits@k per task after each epoch (each example among its own candidates); the epoch with the best
+    mean over tasks is kept, and training stops after ``patience`` epochs without a better one."""
+
+    def __init__(self, dev: tf.data.Dataset, patience: int | None, k: int) -> None:
+        super().__init__()
+        self.dev, self.patience, self.k = dev, patience, k
+        self.best, self.best_epoch, self.best_weights = -1.0, 0, None
+        self.history: list[dict[str, Any]] = []
+        self._started = 0.0
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._started = time.perf_counter()
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        seconds = time.perf_counter() - self._started
+        loss = float((logs or {}).get("loss", 0.0))
+        if not math.isfinite(loss):
+            raise TrainingDiverged(f"training diverged: the loss became {loss} in epoch {epoch + 1}")
+        started = time.perf_counter()
+        hits = dev_hits(self.model, self.dev, self.k)
+        score = float(np.mean(list(hits.values()))) if hits else 0.0
+        self.history.append({"epoch": epoch + 1, "loss": loss, "dev_hits": hits, "dev_mean_hits": round(score, 2),
+                             "seconds": round(seconds, 1), "eval_seconds": round(time.perf_counter() - started, 1)})
+        if score > self.best:
+            self.best, self.best_epoch, self.best_weights = score, epoch + 1, self.model.get_weights()
+        elif self.patience is not None and epoch + 1 - self.best_epoch >= self.patience:
+            self.model.stop_training = True
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        if self.best_weights is not None:
+            self.model.set_weights(self.best_weights)
+
+
+def dev_hits(model: keras.Model, dev: tf.data.Dataset, k: int) -> dict[str, float]:
+    """hits@k (%, the paper's k per task) of every task in ``dev`` (batches of features, ``task``, ``right``,
+    ``span``)."""
+    rank = tf.function(lambda x, span: ranked_within(model(x, training=False), span, k))
+    found: dict[str, list[int]] = {}
+    for x, task, right, span in dev:
+        top = rank(x, span).numpy()
+        for name, ranked, gold in zip(task.numpy(), top, right.numpy(), strict=True):
+            name = name.decode()
+            cut = TASK_K.get(name, 10)
+            found.setdefault(name, []).append(bool(np.isin(ranked[:cut], gold[gold >= 0]).any()))
+    return {name: round(100 * float(np.mean(hits)), 2) for name, hits in sorted(found.items())}
+
+
+def count_tokens(text: GraphEntityText, files: Sequence[str], batch_size: int = 1024) -> tuple[Counter, int]:
+    """Token counts of the training queries and earlier texts (what appendix A's dictionary counts) and the
+    longest of them in tokens, in one streamed pass."""
+    counts: Counter = Counter()
+    longest = 1
+
+    @tf.function
+    def tokens(batch: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        texts = tf.concat([batch["memory"].values, batch["query"]], axis=0)
+        words = tf.strings.split(text.tokens(texts))
+        unique, _, count = tf.unique_with_counts(words.flat_values)
+        return unique, count, tf.reduce_max(words.row_lengths())
+
+    for batch in records(files, batch_size):
+        unique, count, most = tokens(batch)
+        counts.update(dict(zip((u.decode() for u in unique.numpy()), count.numpy().tolist(), strict=True)))
+        longest = max(longest, int(most))
+    return counts, longest
+
+
+@dataclass
+class MovieModelParts:
+    """What training and serving build from the corpus resources and the token counts."""
+
+    text: GraphEntityText
+    features: MovieFeatures
+    spec: FeatureSpec
+    candidates: MovieCandidates
+
+
+def build_parts(entities: Sequence[str], triples: Sequence[Sequence[str]], candidates: MovieCandidates,
+                counts: Counter, longest: int, config: StreamedConfig) -> MovieModelParts:
+    """The dictionary (entities and words said ``min_count`` times), the KB sentences in its tokens, the
+    candidates in its tokens and the feature spec."""
+    entity_tokens = {entity_key(e).replace(" ", "_") for e in entities if e.strip()}
+    words = sorted(w for w, n in counts.items() if n >= config.min_count and w not in entity_tokens)
+    parser = GraphEntityText(entities, words=words)
+
+    def tokens(texts: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        for start in range(0, len(texts), 4096):
+            out += [t.decode() for t in parser.tokens(tf.constant(list(texts[start:start + 4096]))).numpy()]
+        return out
+
+    subjects, values = tokens([t[0] for t in triples]), tokens([t[2] for t in triples])
+    kb = [f"{s} {t[1]} {v}" for s, t, v in zip(subjects, triples, values, strict=True)]
+    text = GraphEntityText(entities, kb, words=words, max_frequency=config.max_frequency, max_kb=config.max_kb)
+    candidate_tokens = tokens(candidates.texts)
+    spec = spec_from_sentences(candidate_tokens, [], [*kb, *words, *entity_tokens],
+                               memory_size=config.max_memory)
+    spec = replace(spec, sentence_size=min(40, max(spec.sentence_size, longest)))
+    return MovieModelParts(text, MovieFeatures(text, spec), spec, candidates)
+
+
+def training_data(parts: MovieModelParts, files: Sequence[str], config: StreamedConfig) -> tf.data.Dataset:
+    features = parts.features
+
+    def prepare(batch: dict[str, tf.Tensor]) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
+        answers = tf.RaggedTensor.from_sparse(batch[ANSWERS])
+        choices = tf.minimum(answers.row_lengths(), MAX_ANSWERS)
+        pick = tf.cast(tf.random.uniform(tf.shape(choices), dtype=tf.float32) * tf.cast(choices, tf.float32),
+                       tf.int64)
+        chosen = tf.gather(answers.flat_values, answers.row_starts() + pick)
+        x = features(tf.RaggedTensor.from_sparse(batch["memory"]), batch["query"])
+        x["answer_ids"] = features.answer_ids(chosen)
+        x["answer_key"] = tf.strings.to_hash_bucket_fast(chosen, 1 << 62)
+        x["right"] = tf.sparse.to_dense(batch[ANSWER_INDICES], default_value=-1)
+        return x, tf.range(tf.shape(chosen)[0])
+
+    return records(files, config.batch_size, config.shuffle_buffer, config.seed).map(prepare).prefetch(2)
+
+
+def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: int = 512) -> tf.data.Dataset:
+    features = parts.features
+
+    def prepare(batch: dict[str, tf.Tensor]) -> tuple:
+        x = features(tf.RaggedTensor.from_sparse(batch["memory"]), batch["query"])
+        return x, batch["task"], tf.sparse.to_dense(batch[ANSWER_INDICES], default_value=-1), batch[CANDIDATE_RANGE]
+
+    return records(files, batch_size).map(prepare).prefetch(2)
+
+
+def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], candidates: MovieCandidates,
+                   train_files: Sequence[str], eval_files: Sequence[str], config: StreamedConfig,
+                   out: str | None = None, verbose: int = 0, log_dir: str | None = None) -> dict[str, Any]:
+    """Fit on the training records, keep the best epoch on the eval records, export to ``out``; the summary."""
+    if out is not None:
+        prepare_output(out)
+    keras.utils.set_random_seed(config.seed)
+    started = time.perf_counter()
+    counts, longest = count_tokens(GraphEntityText(entities), train_files)
+    parts = build_parts(entities, triples, candidates, counts, longest, config)
+    prepared = time.perf_counter() - started
+    featurizer = parts.features.featurizer
+    candidate_ids = featurizer.sentence_ids(tf.constant(parts.spec.candidates)).numpy()
+    model = SampledMemN2N(len(parts.spec.vocabulary), candidate_ids, candidates.ranges[ENTITIES], config.sampled,
+                          embedding_dim=config.embedding_dim, hops=config.hops, dictionaries=config.dictionaries,
+                          seed=config.seed)
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
+                  loss=softmax_cross_entropy)
+    best = HitsOnDev(evaluation_data(parts, eval_files), config.patience, config.top_k)
+    callbacks: list[keras.callbacks.Callback] = [best]
+    if log_dir:
+        callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))
+    fitted = time.perf_counter()
+    model.fit(training_data(parts, train_files, config), epochs=config.epochs, verbose=verbose, callbacks=callbacks)
+    summary = {"config": asdict(config), "vocabulary_size": len(parts.spec.vocabulary),
+               "candidates": len(parts.spec.candidates), "kb_sentences": parts.text.kb_size,
+               "memory_size": parts.spec.memory_size, "sentence_size": parts.spec.sentence_size,
+               "best_epoch": best.best_epoch, "dev_mean_hits": round(best.best, 2),
+               "dev_hits": best.history[best.best_epoch - 1]["dev_hits"] if best.best_epoch else {},
+               "prepare_seconds": round(prepared, 1), "train_seconds": round(time.perf_counter() - fitted, 1),
+               "history": best.history}
+    if out is not None:
+        export(MovieServingModule(parts, model, config.top_k), out)
+    return summary
+
+
+class MovieServingModule(tf.Module):
+    """The exported movie model: raw text in (the dialog's earlier texts and the query), the ranked candidates'
+    texts out, the dictionary, KB memory lookup and candidates inside. The signatures are those of
+    ``models.serving.export`` (``serving_default``, ``serving_speakers``, ``serving_examples``); speakers do not
+    change a movie model's input (the user speaks first, then the two alternate), only which entries are padding.
+    ``serving_examples`` ranks each example among its ``candidate_range``, the other two among every candidate."""
+
+    def __init__(self, parts: MovieModelParts, model: SampledMemN2N, top_k: int = 100) -> None:
+        super().__init__()
+        self.features, self.model = parts.features, model
+        # Keras 3 variables as a tracked collection, for TF1-style loaders (as DialogServingModule).
+        self.model_variables = [weight.value for weight in model.weights]
+        self.responses = tf.constant(parts.candidates.texts)
+        self.top_k = min(top_k, len(parts.candidates.texts))
+        self._spec_json = parts.spec.to_json()
+
+    def rank(self, history: tf.RaggedTensor, query: tf.Tensor, span: tf.Tensor) -> dict[str, tf.Tensor]:
+        logits, attention = self.model.predict_with_attention(self.features(history, query))
+        indices = ranked_within(logits, span, self.top_k)
+        return {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
+                "indices": indices, "attention": attention}
+
+    def _everything(self, query: tf.Tensor) -> tf.Tensor:
+        return tf.zeros([tf.shape(query)[0], 2], tf.int64)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+                                  tf.TensorSpec([None], tf.string, name="query")])
+    def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        return self.rank(tf.RaggedTensor.from_tensor(memory, padding=""), query, self._everything(query))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+                                  tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
+                                  tf.TensorSpec([None], tf.string, name="query")])
+    def serve_speakers(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        return self.rank(tf.ragged.boolean_mask(memory, tf.not_equal(memory_speaker, "")), query,
+                         self._everything(query))
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+    def serve_examples(self, examples: tf.Tensor) -> dict[str, tf.Tensor]:
+        parsed = tf.io.parse_example(examples, record_spec())
+        return self.rank(tf.RaggedTensor.from_sparse(parsed["memory"]), parsed["query"], parsed[CANDIDATE_RANGE])
