@@ -2,7 +2,9 @@
 
 1. QA: the 11 question classes of the paper, several templates each; answers are every KB value that fits.
 2. Recommendation: 1-8 movies a user rated 5, the answer another movie the same user rated 5.
-3. QA + recommendation: 3 exchanges (a recommendation in a genre, a question about it, a similar movie).
+3. QA + recommendation: 3 exchanges, as Section 2.3 and Table 3: one recommended movie of the asked genre that the
+   user also likes, a question about it (its answers every KB value that fits), then one other movie of an actor
+   of the first.
 4. Discussion: comment and reply pairs about movies that mention related KB entities; dev and test rank each
    true reply among the other replies and negatives (``task4_reddit_cand-{valid,test}.txt``).
 The joint task trains on all four together (it has no files of its own in the public release either).
@@ -158,7 +160,6 @@ def qarecs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
         rest = [i for i in liked if i not in chosen]
         target = world.movies[rng.choice(rest)]
         genre = rng.choice(target.genres)
-        genre_answers = [world.movies[i].title for i in rest if genre in world.movies[i].genres]
         text = rng.choice(RECOMMEND_GENRE).format(movies=_movie_list([world.movies[i].title for i in chosen]),
                                                  genre=genre)
         follow = rng.choice(sorted(FOLLOW_UP))
@@ -168,8 +169,8 @@ def qarecs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
         similar = [t for t in ctx.indexes.by_relation["actor_to_movie"][actor] if t != target.title]
         if not similar:
             continue
-        return [_line(1, text, genre_answers), _line(2, FOLLOW_UP[follow], facts),
-                _line(3, rng.choice(SIMILAR).format(actor=actor), similar)]
+        return [_line(1, text, [target.title]), _line(2, FOLLOW_UP[follow], facts),
+                _line(3, rng.choice(SIMILAR).format(actor=actor), [rng.choice(similar)])]
     raise _too_few("QA+recommendation dialog")
 
 

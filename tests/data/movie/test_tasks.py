@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -61,6 +62,43 @@ def test_recommendations_come_from_the_latent_factor_tastes(corpus: Path) -> Non
         mentioned = {i for t, i in titles.items() if t in exchange.text}
         assert answer not in mentioned
         assert any(answer in liked and mentioned <= liked for liked in liked_sets)  # one user likes them all
+
+
+def _fill(templates: tuple[str, ...], text: str) -> dict[str, str]:
+    """The values a generator template put in ``text`` ({movies}, {genre}, {actor})."""
+    for template in templates:
+        pattern = re.escape(template)
+        for name in ("movies", "genre", "actor"):
+            pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>.+)")
+        if match := re.fullmatch(pattern, text):
+            return match.groupdict()
+    raise AssertionError(f"no template wrote {text!r}")
+
+
+def test_qarecs_replies_are_one_movie_then_its_facts_then_one_movie_as_in_table_3(corpus: Path) -> None:
+    """Section 2.3: a recommendation in the asked genre, a question about it, one alternative with the actor."""
+    ctx = movie_tasks.context(PLAN.seed, PLAN.scale)
+    world = ctx.world
+    number = {m.title: i for i, m in enumerate(world.movies)}
+    liked_sets = [set(world.liked(u)) for u in ctx.users["test"]]
+    movies = discover_movie_corpus(corpus)
+    dialogs = read_dialogs(movies.tasks[3]["test"], movies.entity_list())
+    for dialog in dialogs:
+        first, second, third = dialog.exchanges
+        asked = _fill(movie_tasks.RECOMMEND_GENRE, first.text)
+        mentioned = {number[title] for title in re.split(", | and ", asked["movies"])}
+        assert len(first.answers) == 1, first
+        movie = world.movies[number[first.answers[0]]]
+        assert asked["genre"] in movie.genres
+        assert number[movie.title] not in mentioned
+        assert any(mentioned | {number[movie.title]} <= liked for liked in liked_sets)  # one test user likes them all
+        kind = {question: kind for kind, question in movie_tasks.FOLLOW_UP.items()}[second.text]
+        facts = {"actors": movie.actors, "director": movie.directors, "year": [movie.year], "writer": movie.writers}
+        assert list(second.answers) == facts[kind]  # about the first reply
+        actor = _fill(movie_tasks.SIMILAR, third.text)["actor"]
+        assert len(third.answers) == 1 and third.answers[0] != movie.title, third
+        assert actor in movie.actors and actor in world.movies[number[third.answers[0]]].actors
+    assert len(dialogs) == PLAN.count(3, "test")
 
 
 def test_reddit_candidates_hold_every_true_reply(corpus: Path) -> None:
