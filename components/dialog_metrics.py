@@ -1,8 +1,9 @@
 """TFMA metrics of the dialog tasks: per-response accuracy, hits@k and per-dialog accuracy.
 
 The model's prediction is its top-k candidate ``indices`` (the ``serving_examples`` output), the label the gold
-answer's ``answer_index``. Per-dialog accuracy groups the turns of a slice by the ``dialog_id`` feature: a dialog
-counts as right when every one of its bot turns is. Values are fractions in [0, 1], as TFMA metrics are.
+answer's ``answer_index`` (or, for Movie Dialog, ``answer_indices``: every right answer, any of which counts).
+Per-dialog accuracy groups the turns of a slice by the ``dialog_id`` feature: a dialog counts as right when every
+one of its bot turns is. Values are fractions in [0, 1], as TFMA metrics are.
 
 Referenced from the EvalConfig as ``MetricConfig(class_name="DialogRankingMetrics",
 module="components.dialog_metrics", config='{"ks": [2, 10]}')``.
@@ -51,9 +52,10 @@ class _RankingCombiner(beam.CombineFn):
         predicted = element.get_predictions(self._model_name, self._output_name)
         if isinstance(predicted, Mapping):
             predicted = predicted[self._prediction_key]
-        label = np.ravel(element.get_labels(self._model_name, self._output_name)).tolist()
+        labels = np.ravel(element.get_labels(self._model_name, self._output_name)).tolist()
         ranked = np.ravel(predicted).tolist()
-        rank = ranked.index(label[0]) if len(label) == 1 and label[0] in ranked else None
+        # Any right answer counts (a Movie Dialog QA answer is a list): the best-ranked one's rank.
+        rank = min((ranked.index(label) for label in labels if label in ranked), default=None)
         accumulator.turns += 1
         hits = accumulator.hits
         for k in self._ks:

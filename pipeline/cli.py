@@ -461,7 +461,8 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where artifacts, metadata and pushed models go (default ./pipeline_output).")
 @click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="Corpus directory in the dialog-bAbI layout (default ./corpora/restaurant).")
+              help="Corpus directory in the dialog-bAbI layout, or a Movie Dialog corpus (default "
+                   "./corpora/restaurant).")
 @click.option("--tasks", type=TaskList(), default="",
               help="Comma-separated tasks sharing one candidate set (default: all).")
 @click.option("--beam-arg", "beam_args", multiple=True,
@@ -469,18 +470,23 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
 def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple[int, ...],
                  beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
+    from components.movie_example_gen import is_movie_corpus
     from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
-    from pipeline.summary import as_json_line, format_table, run_summary
+    from pipeline.summary import MOVIE_COLUMNS, as_json_line, format_table, run_summary
 
-    _check_tasks(data or DEFAULT_DATA, tasks, need_corpus=True)
+    movies = is_movie_corpus(str(data or DEFAULT_DATA))
+    if movies and tasks:
+        raise click.BadParameter("a Movie Dialog corpus trains one joint model on all its tasks", param_hint="--tasks")
+    if not movies:
+        _check_tasks(data or DEFAULT_DATA, tasks, need_corpus=True)
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
         profile = PROFILES["quick" if quick else "full"]
         located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
                       beam_args=beam_args or DEFAULT_BEAM_ARGS)
-    summary = run_summary(located["metadata"], profile.models)
-    click.echo(format_table(summary), err=True)
+    summary = run_summary(located["metadata"], ("memn2n",) if movies else profile.models)
+    click.echo(format_table(summary, MOVIE_COLUMNS) if movies else format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "
                f"{located['pipeline_root']}", err=True)
     click.echo(as_json_line(summary))

@@ -22,7 +22,7 @@ from tfx.orchestration import metadata  # noqa: E402
 from tfx.orchestration.local.local_dag_runner import LocalDagRunner  # noqa: E402
 
 from data.layout import parse_tasks  # noqa: E402
-from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES, Profile  # noqa: E402
+from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES, MovieProfile, Profile  # noqa: E402
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
 # In-memory DirectRunner: on this 2-core machine it beat multi-processing for the whole pipeline (measured).
@@ -34,7 +34,7 @@ def paths(root: Path) -> dict[str, Path]:
             "serving_model_dir": root / "serving_model"}
 
 
-def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Profile = "quick",
+def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Profile | MovieProfile = "quick",
         tasks: Sequence[int] = (), beam_args: Sequence[str] = DEFAULT_BEAM_ARGS) -> dict[str, Path]:
     located = paths(Path(root).resolve())
     located["metadata"].parent.mkdir(parents=True, exist_ok=True)

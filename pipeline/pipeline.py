@@ -22,10 +22,13 @@ from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate
 from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
 from components.dialog_trainer import DialogTrainer
+from components.movie_example_gen import MovieExampleGen, is_movie_corpus
+from components.movie_trainer import MovieTrainer
 from models.babi.methods import MODEL_METHODS
 from models.banking.methods import MODEL_METHODS as BANKING_METHODS
+from models.movie.records import ANSWER_INDICES
 from models.tf_examples import LABEL_KEY
-from pipeline.configs import CURATED_SCHEMA, PIPELINE_NAME, Profile
+from pipeline.configs import CURATED_SCHEMA, MOVIE_PROFILES, MOVIE_SCHEMA, PIPELINE_NAME, MovieProfile, Profile
 
 METRICS_MODULE = "components.dialog_metrics"
 EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors, minus three costs (its docstring)
@@ -39,16 +42,20 @@ COMPONENT_NAMES = {"template": "Template", "memn2n": "MemN2N", "embeddings": "Em
 BLESSING_SLICE = tfma.SlicingSpec(feature_values={"split": "dev"})
 
 
+def _blessing_threshold(min_accuracy: float, max_drop: float) -> tfma.MetricThreshold:
+    return tfma.MetricThreshold(
+        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_accuracy}),
+        change_threshold=tfma.GenericChangeThreshold(direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+                                                     absolute={"value": -max_drop}))
+
+
 def eval_config(min_accuracy: float, max_drop: float, challenges: bool = True) -> tfma.EvalConfig:
     """Per-response and per-dialog accuracy and hits@k on every slice; the threshold on the dev slice gates the
     push (the floor, and at most ``max_drop`` below the last blessed model of the same kind). Without
     ``challenges`` (a corpus with no challenge set), the slices by challenge are left out: each would repeat
     another slice, and TFMA's per-turn work grows with the slice count."""
     features = [keys for keys in SLICE_FEATURES if challenges or CHALLENGE not in keys]
-    threshold = tfma.MetricThreshold(
-        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_accuracy}),
-        change_threshold=tfma.GenericChangeThreshold(direction=tfma.MetricDirection.HIGHER_IS_BETTER,
-                                                     absolute={"value": -max_drop}))
+    threshold = _blessing_threshold(min_accuracy, max_drop)
     metrics = [
         # Gate on all of dev, not per task: task 3 sits far below tasks 1 and 4 by nature.
         tfma.MetricConfig(class_name="DialogRankingMetrics", module=METRICS_MODULE, config='{"ks": [2, 10]}',
@@ -62,12 +69,69 @@ def eval_config(min_accuracy: float, max_drop: float, challenges: bool = True) -
         metrics_specs=[tfma.MetricsSpec(metrics=metrics)])
 
 
+# Movie Dialog: per task and split, and per task and exchange (``turn``: Table 9's breakdown of task 3).
+MOVIE_SLICES: tuple[tuple[str, ...], ...] = ((), ("task",), ("split",), ("task", "split"), ("task", "turn"))
+
+
+def movie_eval_config(min_accuracy: float, max_drop: float) -> tfma.EvalConfig:
+    """hits@1 (per-response accuracy), hits@10 and hits@100 of every slice, any right answer counting (the
+    ``answer_indices`` label), each exchange ranked among its own candidates (``serving_examples``); the dev
+    exchanges bless."""
+    metric = tfma.MetricConfig(
+        class_name="DialogRankingMetrics", module=METRICS_MODULE, config='{"ks": [10, 100]}',
+        per_slice_thresholds=[tfma.PerSliceMetricThreshold(slicing_specs=[BLESSING_SLICE],
+                                                           threshold=_blessing_threshold(min_accuracy, max_drop))])
+    return tfma.EvalConfig(
+        model_specs=[tfma.ModelSpec(model_type="tf_generic", signature_name="serving_examples",
+                                    label_key=ANSWER_INDICES, prediction_key="indices")],
+        slicing_specs=[tfma.SlicingSpec(feature_keys=list(keys)) for keys in MOVIE_SLICES],
+        metrics_specs=[tfma.MetricsSpec(metrics=[metric])])
+
+
+def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_dir: str, profile: MovieProfile,
+                          metadata_connection_config: Any = None, beam_pipeline_args: Sequence[str] = (),
+                          enable_cache: bool = True, schema_file: str = str(MOVIE_SCHEMA),
+                          pipeline_name: str = PIPELINE_NAME) -> tfx_pipeline.Pipeline:
+    """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> the joint
+    MemN2N's MovieTrainer -> Evaluator (hits@k per task, blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
+    example_gen = MovieExampleGen(input_base=data_root).with_id("MovieExampleGen")
+    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
+    inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
+    curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
+    example_validator = ExampleValidator(statistics=statistics_gen.outputs["statistics"],
+                                         schema=curated_schema.outputs["schema"])
+    # A task-4 training reply is in no candidate file by design: only dev and test answers must be candidates.
+    data_gate = DialogDataGate(examples=example_gen.outputs["examples"],
+                               anomalies=example_validator.outputs["anomalies"], candidate_check_splits="eval,test")
+    name = COMPONENT_NAMES["memn2n"]
+    trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=profile.memn2n).with_id(f"{name}Trainer")
+    trainer.add_upstream_node(data_gate)
+    baseline = Resolver(
+        strategy_class=LatestBlessedModelStrategy,
+        model=Channel(type=standard_artifacts.Model, producer_component_id=f"{name}Trainer", output_key="model"),
+        model_blessing=Channel(type=standard_artifacts.ModelBlessing, producer_component_id=f"{name}Evaluator",
+                               output_key="blessing"),
+    ).with_id(f"{name}LatestBlessedModel")
+    evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
+                          baseline_model=baseline.outputs["model"], example_splits=["eval", "test"],
+                          eval_config=movie_eval_config(profile.min_accuracy, profile.max_drop),
+                          module_path=EXTRACTORS_MODULE).with_id(f"{name}Evaluator")
+    pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],
+                          base_directory=f"{serving_model_dir.rstrip('/')}/memn2n").with_id(f"{name}Pusher")
+    return tfx_pipeline.Pipeline(
+        pipeline_name=pipeline_name, pipeline_root=pipeline_root,
+        components=[example_gen, statistics_gen, inferred_schema, curated_schema, example_validator, data_gate,
+                    trainer, baseline, evaluator, pusher],
+        enable_cache=enable_cache, metadata_connection_config=metadata_connection_config,
+        beam_pipeline_args=list(beam_pipeline_args))
+
+
 def create_pipeline(
     *,
     pipeline_root: str,
     data_root: Any,
     serving_model_dir: str,
-    profile: Profile,
+    profile: Profile | MovieProfile,
     tasks: Sequence[int] = (),
     metadata_connection_config: Any = None,
     beam_pipeline_args: Sequence[str] = (),
@@ -82,6 +146,13 @@ def create_pipeline(
     corpus has all three. One task alone trains with its own presets (:meth:`Profile.for_tasks`). A banking corpus
     (a path with a labels sidecar) trains the banking paper's methods (``models.banking.methods.MODEL_METHODS``)
     in the profile's places, and is sliced by challenge as Table 8 is."""
+    if isinstance(data_root, str) and is_movie_corpus(data_root):
+        return create_movie_pipeline(
+            pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir,
+            profile=profile if isinstance(profile, MovieProfile) else MOVIE_PROFILES[profile.name],
+            metadata_connection_config=metadata_connection_config,
+            beam_pipeline_args=beam_pipeline_args, enable_cache=enable_cache, pipeline_name=pipeline_name,
+            **({} if schema_file == str(CURATED_SCHEMA) else {"schema_file": schema_file}))
     if splits is None:
         splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
     # A corpus known only at run time (a RuntimeParameter) may hold challenge sets: it is sliced by them.

@@ -18,7 +18,9 @@ from ml_metadata.proto import metadata_store_pb2
 from pipeline.configs import MODELS
 from pipeline.pipeline import COMPONENT_NAMES
 
-PERCENT_METRICS = ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "hits_at_10")
+PERCENT_METRICS = ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "hits_at_10", "hits_at_100")
+# The slice table's columns for a Movie Dialog run: hits@1 (per-response), and the paper's other two k.
+MOVIE_COLUMNS = ("per_response_accuracy", "hits_at_10", "hits_at_100")
 
 
 def _store(metadata_path: Path) -> metadata_store.MetadataStore:

@@ -26,3 +26,17 @@ def test_ranking_metrics_in_one_pass() -> None:
     result = combiner.extract_output(combiner.merge_accumulators([left, right]))
     assert {key.name: value for key, value in result.items()} == pytest.approx(
         {"per_response_accuracy": 2 / 4, "per_dialog_accuracy": 1 / 2, "hits_at_2": 3 / 4, "turns": 4})
+
+
+def test_any_right_answer_counts_at_its_best_rank() -> None:
+    """A Movie Dialog label lists every right answer: the best-ranked one decides; none right is a miss."""
+    keys = {name: metric_types.MetricKey(name=name) for name in ("per_response_accuracy", "hits_at_2", "turns")}
+    combiner = _RankingCombiner(keys, (1, 2))
+    turns = [metric_types.StandardMetricInputs(labels=np.array(labels), predictions=np.array([4, 7, 9]),
+                                               features={"dialog_id": np.array([b"d"])})
+             for labels in ([9, 7], [4, 1], [], [8])]
+    accumulator = combiner.create_accumulator()
+    for turn in turns:
+        accumulator = combiner.add_input(accumulator, turn)
+    result = {key.name: value for key, value in combiner.extract_output(accumulator).items()}
+    assert result == pytest.approx({"per_response_accuracy": 1 / 4, "hits_at_2": 2 / 4, "turns": 4})

@@ -1,0 +1,57 @@
+"""MovieTrainer: the standard TFX Trainer fitting the streamed joint MemN2N (``models.movie.streamed``) on a Movie
+Dialog Examples artifact.
+
+As ``DialogTrainer``, the executor adds the Examples URI to ``custom_config``, so that ``run_fn`` reads the
+entities, KB triples and candidate set the MovieExampleGen stored inside the artifact; ``custom_config`` holds the
+fields of :class:`~models.movie.streamed.StreamedConfig`. The splits are read as TFRecord streams, never as lists.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import asdict
+from typing import Any
+
+import tensorflow as tf
+from absl import logging
+from tfx.components.trainer.component import Trainer
+from tfx.components.trainer.fn_args_utils import FnArgs
+from tfx.dsl.components.base import executor_spec
+from tfx.proto import trainer_pb2
+
+from components.dialog_trainer import EXAMPLES_URI_KEY, SUMMARY_FILE, Executor
+from components.movie_example_gen import read_movie_resources
+from data.atomic import write_text_atomic
+from models.gfile import GFILE
+from models.movie.records import MovieCandidates
+from models.movie.streamed import StreamedConfig, train_streamed
+
+
+def _files(patterns: list[str]) -> list[str]:
+    return sorted(path for pattern in patterns for path in tf.io.gfile.glob(pattern))
+
+
+# TFX calls this: the Trainer's entry point.
+def run_fn(fn_args: FnArgs) -> None:
+    """Fit on the ``train`` split, keep the best epoch on ``eval``, export to the serving model directory."""
+    settings = dict(fn_args.custom_config)
+    resources = read_movie_resources(settings.pop(EXAMPLES_URI_KEY))
+    config = StreamedConfig(**settings)
+    logging.info("MovieTrainer: the joint MemN2N on tasks %s, %s", resources["tasks"], config)
+    summary = train_streamed(resources["entities"], resources["triples"],
+                             MovieCandidates.from_json(resources["candidates"]), _files(fn_args.train_files),
+                             _files(fn_args.eval_files), config, fn_args.serving_model_dir, verbose=2,
+                             log_dir=fn_args.model_run_dir)
+    write_text_atomic(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE),
+                      json.dumps({"tasks": resources["tasks"], **summary}, indent=1), GFILE)
+    logging.info("MovieTrainer: best epoch %d, dev hits %s", summary["best_epoch"], summary["dev_hits"])
+
+
+def MovieTrainer(examples: Any, config: StreamedConfig) -> Trainer:  # noqa: N802 (component)
+    """A Trainer fitting the streamed joint MemN2N with ``config``."""
+    return Trainer(run_fn=f"{__name__}.run_fn", examples=examples,
+                   train_args=trainer_pb2.TrainArgs(splits=["train"]),
+                   eval_args=trainer_pb2.EvalArgs(splits=["eval"]),
+                   custom_config=asdict(config),
+                   custom_executor_spec=executor_spec.ExecutorClassSpec(Executor))

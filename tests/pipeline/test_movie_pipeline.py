@@ -1,0 +1,71 @@
+"""The `dialog` pipeline on a Movie Dialog corpus (the tiny world): examples per exchange, the joint MemN2N trained
+from the stream, hits@k per task, the blessed model pushed and answering raw text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tensorflow as tf
+
+from data.movie.tasks import MoviePlan, generate
+from models.movie.streamed import StreamedConfig
+from pipeline.configs import MovieProfile
+from pipeline.local_runner import run
+from pipeline.summary import run_summary
+
+TINY = MovieProfile(name="tiny", memn2n=StreamedConfig(embedding_dim=16, epochs=2, batch_size=32, sampled=100,
+                                                       shuffle_buffer=500), min_accuracy=0.0)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    corpus = tmp_path_factory.mktemp("movies")
+    generate(MoviePlan(seed=2, scale="tiny"), corpus)
+    located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
+    return {**located, "summary": run_summary(located["metadata"], ("memn2n",)), "corpus": corpus}
+
+
+def test_examples_are_exchanges_with_the_candidate_set_beside_them(finished: dict) -> None:
+    (examples,) = (finished["pipeline_root"] / "MovieExampleGen" / "examples").glob("*")
+    resources = json.loads((examples / "corpus" / "movie_resources.json").read_text())
+    assert resources["tasks"] == [1, 2, 3, 4]
+    ranges = resources["candidates"]["ranges"]
+    assert ranges["entities"] == [0, len(resources["entities"])] and set(ranges) == {"entities", "dev", "test"}
+    for split in ("train", "eval", "test"):
+        assert list((examples / f"Split-{split}").glob("*.gz"))
+
+
+def test_each_task_is_a_slice_with_hits_at_k_and_the_model_is_pushed(finished: dict) -> None:
+    summary = finished["summary"]
+    slices = summary["slices"]
+    for task in ("movie-qa", "movie-recs", "movie-qarecs", "movie-reddit"):
+        for split in ("dev", "test"):
+            assert {"per_response_accuracy", "hits_at_10", "hits_at_100"} <= set(slices[f"split={split},task={task}"])
+    assert {f"task=movie-qarecs,turn={turn}" for turn in range(3)} <= set(slices)
+    assert slices["task=movie-qa"]["hits_at_10"] > 10, slices["task=movie-qa"]
+    assert summary["blessed"] and summary["pushed_model"]
+
+
+def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finished: dict) -> None:
+    """Raw text in (the dictionary and the KB lookup are inside the model): the same ranking as the examples the
+    Evaluator reads, given the same candidates (all of them: an example's range set empty)."""
+    from data.movie.reader import discover_movie_corpus
+    from models.movie.examples import MovieData
+    from models.movie.records import CANDIDATE_RANGE, MovieCandidates, movie_tf_example
+
+    loaded = tf.saved_model.load(finished["summary"]["pushed_model"])
+    data = MovieData(discover_movie_corpus(finished["corpus"]))
+    exchanges = data.examples(1, "test")[:30] + data.examples(3, "test")[:30]
+    candidates = MovieCandidates.of(data.entities, {s: data.candidates(s) for s in ("dev", "test")})
+    records = []
+    for exchange in exchanges:
+        example = movie_tf_example(exchange, candidates, candidates.indices())
+        example.features.feature[CANDIDATE_RANGE].int64_list.value[:] = [0, 0]
+        records.append(example.SerializeToString())
+    from_examples = loaded.signatures["serving_examples"](examples=tf.constant(records))["indices"].numpy()
+    history = [list(e.history) + [""] * (4 - len(e.history)) for e in exchanges]
+    raw = loaded.signatures["serving_default"](memory=tf.constant(history),
+                                               query=tf.constant([e.query for e in exchanges]))
+    assert (raw["indices"].numpy() == from_examples).all()
+    assert [r.decode() for r in raw["responses"].numpy()[:, 0]] == [candidates.texts[i] for i in from_examples[:, 0]]
