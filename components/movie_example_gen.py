@@ -2,9 +2,10 @@
 
 The Movie Dialog counterpart of ``DialogExampleGen``: TFX split ``train`` holds the four tasks' ``*_train.txt``,
 ``eval`` their ``*_dev.txt``, ``test`` their ``*_test.txt``; each task file is one Beam job, read line by line (a
-paper-scale training file is never held whole). The features are ``models.movie.records``'; the candidate set (the
-entities, then task 4's candidate files) and the KB triples are written into the Examples artifact
-(``movie_resources.json``), so that the Trainer builds its model from the same artifact it reads.
+paper-scale training file is never held whole), its texts parsed into appendix A's tokens a chunk at a time. The
+features are ``models.movie.records``'; the candidate set (the entities, then task 4's candidate files) and the KB
+triples are written into the Examples artifact (``movie_resources.json``), so that the Trainer builds its model
+from the same artifact it reads.
 """
 
 from __future__ import annotations
@@ -32,12 +33,13 @@ from data.movie.reader import (
     read_kb,
 )
 from models.gfile import GFILE
-from models.movie.examples import dialog_examples
-from models.movie.records import MovieCandidates, movie_tf_example
+from models.movie.examples import MovieExample, dialog_examples
+from models.movie.records import MovieCandidates, Parser, movie_tf_examples
 
 # TFX split -> the Movie Dialog split of its files.
 MOVIE_SPLITS: dict[str, str] = {"train": "train", "eval": "dev", "test": "test"}
 RESOURCES_FILE = "corpus/movie_resources.json"
+CHUNK = 1000  # exchanges whose texts are parsed in one call
 
 
 def is_movie_corpus(input_base: str) -> bool:
@@ -72,10 +74,15 @@ def _file_examples(job: tuple[str, int, str, str]) -> Iterator[bytes]:
     candidates = movie_candidates(corpus)
     indices = candidates.indices()
     entities = corpus.entity_list()
+    parser = Parser(entities)
+    chunk: list[MovieExample] = []
     with fileio.open(path, "r") as lines:
         for index, dialog in enumerate(iter_dialogs(lines, path, entities)):
-            for example in dialog_examples(dialog, task, split, index):
-                yield movie_tf_example(example, candidates, indices).SerializeToString()
+            chunk += dialog_examples(dialog, task, split, index)
+            if len(chunk) >= CHUNK:
+                yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
+                chunk = []
+    yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
 
 
 @beam.ptransform_fn

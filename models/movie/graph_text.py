@@ -6,8 +6,8 @@ the exported SavedModel answers raw text (TF Serving has no Python):
 
 - :meth:`GraphEntityText.tokens`: lower-cased words (runs of letters, digits and ``_'.-``; any other mark a word of
   its own), read left to right taking the longest KB entity at each step; an entity becomes one token, its words
-  joined by ``_``; with ``words`` given, a word that is neither an entity nor one of them is dropped (the
-  dictionary's rare words). Empty text is ``<empty>``.
+  joined by ``_`` (:meth:`~GraphEntityText.parse`); then, with ``words`` given, a word that is neither an entity nor
+  one of them is dropped (the dictionary's rare words, :meth:`~GraphEntityText.keep`). Empty text is ``<empty>``.
 - :meth:`GraphEntityText.long_term`: the KB sentences that hold a word of a message, found through an inverted
   index (the paper's hash lookup), skipping words found in more than ``max_frequency`` sentences, at most
   ``max_kb`` of them, those sharing most words first (ties: KB order).
@@ -48,7 +48,9 @@ class GraphEntityText(tf.Module):
         keys = sorted({entity_key(e) for e in entities if e.strip()})
         self.max_words = max((len(k.split()) for k in keys), default=1)
         self.entities = _string_set(keys)
-        self.words = _string_set(sorted(set(words))) if words is not None else None
+        # An entity's token (its words joined by "_") or a kept word: what keep() keeps.
+        self.kept = _string_set(sorted({*words, *(k.replace(" ", "_") for k in keys)})) if words is not None \
+            else None
         self.max_frequency, self.max_kb = max_frequency, max_kb
         self.kb_size = len(kb)
         postings: dict[str, list[int]] = defaultdict(list)
@@ -66,23 +68,27 @@ class GraphEntityText(tf.Module):
             tf.constant(np.array([i for w in kb_words for i in postings[w]], dtype=np.int64)), lengths)
 
     def tokens(self, text: tf.Tensor) -> tf.Tensor:
-        """[N] strings -> [N] strings of tokens joined by spaces."""
+        """[N] strings -> [N] strings of tokens joined by spaces: :meth:`parse`, then :meth:`keep`."""
+        return self.keep(self.parse(text))
+
+    def parse(self, text: tf.Tensor) -> tf.Tensor:
+        """[N] strings -> [N] strings of every token (entities and words, rare ones too) joined by spaces. It depends
+        on the entities alone, so it can run once, ahead of training (the ExampleGen stores its output)."""
         marked = tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), _MARK, r" \1 ")
         words = tf.strings.split(marked)  # [N, (L)]
         # One empty column more: a batch of empty texts still has a position to loop over.
         dense = tf.pad(words.to_tensor(""), [[0, 0], [0, 1]], constant_values="")
         width = tf.shape(dense)[1]
         padded = tf.pad(dense, [[0, 0], [0, self.max_words - 1]], constant_values="")
-        gram = dense
+        gram = joined = dense  # the n words from each position, joined by spaces (the key) and by "_" (the token)
         longest = tf.ones_like(dense, dtype=tf.int32)
         token = dense
-        entity = self.entities.lookup(dense) > 0
         for n in range(2, self.max_words + 1):
-            gram = gram + " " + padded[:, n - 1:n - 1 + width]
+            following = padded[:, n - 1:n - 1 + width]
+            gram, joined = gram + " " + following, joined + "_" + following
             found = self.entities.lookup(gram) > 0
             longest = tf.where(found, n, longest)
-            token = tf.where(found, tf.strings.regex_replace(gram, " ", "_"), token)
-            entity = entity | found
+            token = tf.where(found, joined, token)
         lengths = tf.cast(words.row_lengths(), tf.int32)
 
         def step(i: tf.Tensor, free: tf.Tensor, starts: tf.TensorArray) -> tuple:
@@ -92,10 +98,15 @@ class GraphEntityText(tf.Module):
         _, _, starts = tf.while_loop(lambda i, *_: i < width, step,
                                      (tf.constant(0), tf.zeros_like(lengths), tf.TensorArray(tf.bool, size=width)))
         keep = tf.transpose(tf.reshape(starts.stack(), [width, -1]))  # [N, L]
-        if self.words is not None:
-            keep = keep & (entity | (self.words.lookup(token) > 0))
-        joined = tf.strings.reduce_join(tf.ragged.boolean_mask(token, keep), axis=1, separator=" ")
-        return tf.where(tf.equal(joined, ""), EMPTY, joined)
+        return _joined(tf.ragged.boolean_mask(token, keep))
+
+    def keep(self, parsed: tf.Tensor) -> tf.Tensor:
+        """[N] :meth:`parse` outputs -> the same without the rare words (neither an entity nor one of ``words``);
+        unchanged without ``words``."""
+        if self.kept is None:
+            return parsed
+        tokens = tf.strings.split(parsed)
+        return _joined(tf.ragged.boolean_mask(tokens, self.kept.lookup(tokens) > 0))
 
     def long_term(self, message: tf.Tensor) -> tf.RaggedTensor:
         """[B] token strings -> [B, (<= max_kb)] KB sentences, most shared words first."""
@@ -122,6 +133,11 @@ class GraphEntityText(tf.Module):
         kept = rank < self.max_kb
         return tf.RaggedTensor.from_value_rowids(tf.gather(self.kb, tf.boolean_mask(sentences, kept)),
                                                  tf.boolean_mask(owners, kept), nrows=tf.shape(message, tf.int64)[0])
+
+
+def _joined(tokens: tf.RaggedTensor) -> tf.Tensor:
+    joined = tf.strings.reduce_join(tokens, axis=1, separator=" ")
+    return tf.where(tf.equal(joined, ""), EMPTY, joined)
 
 
 def _string_set(keys: Sequence[str]) -> tf.lookup.StaticHashTable:

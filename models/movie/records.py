@@ -7,7 +7,10 @@ One example per exchange, with the features of the dialog-bAbI examples (``model
 - ``answers``: every correct answer (QA answers are lists; hits@k counts any of them);
 - ``answer_indices``: their positions in the candidate set (the Evaluator's label);
 - ``candidate_range``: ``[start, stop)`` of the candidates the example is ranked among, as Table 6 ranks them:
-  tasks 1-3 among the KB entities, task 4 among its split's candidate file.
+  tasks 1-3 among the KB entities, task 4 among its split's candidate file;
+- ``memory_tokens``, ``query_tokens``, ``answers_tokens``: the same texts in appendix A's tokens
+  (``GraphEntityText.parse``: entities as one token, every word kept). Parsing depends on the entities alone, and
+  is most of the cost of featurising an exchange: done once here, it is not done again in every training epoch.
 
 The candidate set (:class:`MovieCandidates`) is the entities, then task 4's dev and test candidate files. A task-4
 training reply is in none of them: its ``answer_index`` is -1 and the Trainer scores it from its text.
@@ -15,18 +18,22 @@ training reply is in none of them: its ``answer_index`` is -1 and the Trainer sc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import tensorflow as tf
 
 from models.examples import BOT, USER
 from models.movie.examples import MovieExample
+from models.movie.graph_text import GraphEntityText
 from models.tf_examples import LABEL_KEY, NO_CHALLENGE, NOT_A_CANDIDATE
 
 TASK_NAMES = {1: "movie-qa", 2: "movie-recs", 3: "movie-qarecs", 4: "movie-reddit"}
 ANSWERS, ANSWER_INDICES, CANDIDATE_RANGE = "answers", "answer_indices", "candidate_range"
 ENTITIES = "entities"
+# Feature of the parsed text of each text feature.
+PARSED = {"memory": "memory_tokens", "query": "query_tokens", ANSWERS: "answers_tokens"}
+PARSE_CHUNK = 4096  # texts parsed per call
 
 
 @dataclass(frozen=True)
@@ -72,9 +79,36 @@ def history_speakers(history: Sequence[str]) -> list[str]:
     return [USER if i % 2 == 0 else BOT for i in range(len(history))]
 
 
+class Parser:
+    """``GraphEntityText.parse`` over lists of texts, traced once."""
+
+    def __init__(self, entities: Sequence[str]) -> None:
+        self.parse = tf.function(GraphEntityText(entities).parse,
+                                 input_signature=[tf.TensorSpec([None], tf.string)])
+
+    def __call__(self, texts: Sequence[str]) -> list[str]:
+        parsed: list[str] = []
+        for start in range(0, len(texts), PARSE_CHUNK):
+            parsed += [t.decode() for t in self.parse(tf.constant(list(texts[start:start + PARSE_CHUNK]))).numpy()]
+        return parsed
+
+
+def movie_tf_examples(examples: Sequence[MovieExample], candidates: MovieCandidates,
+                      indices: dict[tuple[int, int], dict[str, int]], parser: Parser) -> Iterator[tf.train.Example]:
+    """The tf.Examples of exchanges, their texts parsed together (a call per chunk, not per text)."""
+    texts = [t for e in examples for t in (*e.history, e.query, *e.answers)]
+    parsed = iter(parser(texts))
+    for example in examples:
+        tokens = {"memory": [next(parsed) for _ in example.history], "query": [next(parsed)],
+                  ANSWERS: [next(parsed) for _ in example.answers]}
+        yield movie_tf_example(example, candidates, indices, tokens)
+
+
 def movie_tf_example(example: MovieExample, candidates: MovieCandidates,
-                     indices: dict[tuple[int, int], dict[str, int]]) -> tf.train.Example:
-    """The tf.Example of one exchange; ``indices`` is ``candidates.indices()``, computed once per file."""
+                     indices: dict[tuple[int, int], dict[str, int]], tokens: dict[str, list[str]]
+                     ) -> tf.train.Example:
+    """The tf.Example of one exchange; ``indices`` is ``candidates.indices()``, computed once per file; ``tokens``
+    the parsed ``memory``, ``query`` and ``answers`` (:func:`movie_tf_examples`)."""
     span = candidates.range_of(example.task, example.split)
     index = indices.get(span, {})
     found = [index[a] for a in example.answers if a in index]
@@ -85,6 +119,7 @@ def movie_tf_example(example: MovieExample, candidates: MovieCandidates,
              ("memory", example.history), ("memory_speaker", history_speakers(example.history)),
              ("query", [example.query]), ("answer", [example.answers[0] if example.answers else ""]),
              (ANSWERS, example.answers))
+    texts += tuple((PARSED[key], values) for key, values in tokens.items())
     for key, values in texts:
         feature[key].bytes_list.value.extend([v.encode("utf-8") for v in values])
     feature["turn"].int64_list.value.append(example.exchange - 1)

@@ -5,7 +5,9 @@ step. Neither scales to the paper's corpus (3M training exchanges, 75k entities)
 
 - reads the ExampleGen's TFRecords through ``tf.data`` (interleaved files, a shuffle buffer, batches), and
   featurises each batch in the graph (:class:`MovieFeatures`: :mod:`models.movie.graph_text`'s dictionary and KB
-  hash lookup, then the project's :class:`~models.features.Featurizer`), the same ops the SavedModel runs;
+  hash lookup, then the project's :class:`~models.features.Featurizer`), the same ops the SavedModel runs; the
+  texts come parsed into appendix A's tokens by the ExampleGen (``models.movie.records``), where the SavedModel
+  parses raw text itself;
 - builds the dictionary in one streamed pass (token counts, never the texts);
 - trains with a sampled softmax: each example's gold answer (one of its first three, drawn anew each time) is
   scored from its text against the batch's other gold answers and ``sampled`` entities drawn uniformly; a
@@ -35,7 +37,7 @@ from models.features import FeatureSpec, Featurizer, spec_from_sentences
 from models.memn2n import NEG_INF, MemN2N, bag_of_embeddings
 from models.movie.graph_text import GraphEntityText, entity_key
 from models.movie.paper import PAPER_K
-from models.movie.records import ANSWER_INDICES, ANSWERS, CANDIDATE_RANGE, ENTITIES, TASK_NAMES, MovieCandidates
+from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates
 from models.serving.export import export, prepare_output
 from models.training import TrainingDiverged, softmax_cross_entropy
 
@@ -83,8 +85,8 @@ class StreamedConfig:
 
 def record_spec() -> dict[str, Any]:
     """The tf.Example features the trainer and the ``serving_examples`` signature read."""
-    return {"memory": tf.io.VarLenFeature(tf.string), "query": tf.io.FixedLenFeature([], tf.string),
-            ANSWERS: tf.io.VarLenFeature(tf.string), ANSWER_INDICES: tf.io.VarLenFeature(tf.int64),
+    return {PARSED["memory"]: tf.io.VarLenFeature(tf.string), PARSED["query"]: tf.io.FixedLenFeature([], tf.string),
+            PARSED["answers"]: tf.io.VarLenFeature(tf.string), ANSWER_INDICES: tf.io.VarLenFeature(tf.int64),
             CANDIDATE_RANGE: tf.io.FixedLenFeature([2], tf.int64, default_value=[0, 0]),
             "task": tf.io.FixedLenFeature([], tf.string, default_value="")}
 
@@ -111,9 +113,9 @@ class MovieFeatures(tf.Module):
         self.text, self.featurizer = text, Featurizer(spec)
 
     def __call__(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        """``history`` [B, (H)] raw texts, oldest first; ``query`` [B]."""
-        said = history.with_flat_values(self.text.tokens(history.flat_values))
-        asked = self.text.tokens(query)
+        """``history`` [B, (H)] parsed texts (``GraphEntityText.parse``), oldest first; ``query`` [B]."""
+        said = history.with_flat_values(self.text.keep(history.flat_values))
+        asked = self.text.keep(query)
         recent = tf.strings.reduce_join(said[:, -2:], axis=1, separator=" ")
         kb = self.text.long_term(tf.strings.reduce_join(tf.stack([recent, asked], axis=1), axis=1, separator=" "))
         memory = tf.concat([kb, said], axis=1)
@@ -123,8 +125,12 @@ class MovieFeatures(tf.Module):
         return self.featurizer(memory.to_tensor(""), speakers.to_tensor(""), asked)
 
     def answer_ids(self, answers: tf.Tensor) -> tf.Tensor:
-        """[B] raw answers -> [B, S] word ids, as candidates are featurised."""
-        return self.featurizer.sentence_ids(self.text.tokens(answers))
+        """[B] parsed answers -> [B, S] word ids, as candidates are featurised."""
+        return self.featurizer.sentence_ids(self.text.keep(answers))
+
+    def raw(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        """:meth:`__call__` of raw texts (serving)."""
+        return self(history.with_flat_values(self.text.parse(history.flat_values)), self.text.parse(query))
 
 
 def ranked_within(logits: tf.Tensor, span: tf.Tensor, k: int) -> tf.Tensor:
@@ -210,21 +216,19 @@ def dev_hits(model: keras.Model, dev: tf.data.Dataset, k: int) -> dict[str, floa
     return {name: round(100 * float(np.mean(hits)), 2) for name, hits in sorted(found.items())}
 
 
-def count_tokens(text: GraphEntityText, files: Sequence[str], batch_size: int = 1024) -> tuple[Counter, int]:
+def count_tokens(files: Sequence[str], batch_size: int = 4096) -> tuple[Counter, int]:
     """Token counts of the training queries and earlier texts (what appendix A's dictionary counts) and the
     longest of them in tokens, in one streamed pass."""
     counts: Counter = Counter()
     longest = 1
 
-    @tf.function
     def tokens(batch: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        texts = tf.concat([batch["memory"].values, batch["query"]], axis=0)
-        words = tf.strings.split(text.tokens(texts))
+        texts = tf.concat([batch[PARSED["memory"]].values, batch[PARSED["query"]]], axis=0)
+        words = tf.strings.split(texts)
         unique, _, count = tf.unique_with_counts(words.flat_values)
         return unique, count, tf.reduce_max(words.row_lengths())
 
-    for batch in records(files, batch_size):
-        unique, count, most = tokens(batch)
+    for unique, count, most in records(files, batch_size).map(tokens):
         counts.update(dict(zip((u.decode() for u in unique.numpy()), count.numpy().tolist(), strict=True)))
         longest = max(longest, int(most))
     return counts, longest
@@ -268,12 +272,12 @@ def training_data(parts: MovieModelParts, files: Sequence[str], config: Streamed
     features = parts.features
 
     def prepare(batch: dict[str, tf.Tensor]) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
-        answers = tf.RaggedTensor.from_sparse(batch[ANSWERS])
+        answers = tf.RaggedTensor.from_sparse(batch[PARSED["answers"]])
         choices = tf.minimum(answers.row_lengths(), MAX_ANSWERS)
         pick = tf.cast(tf.random.uniform(tf.shape(choices), dtype=tf.float32) * tf.cast(choices, tf.float32),
                        tf.int64)
         chosen = tf.gather(answers.flat_values, answers.row_starts() + pick)
-        x = features(tf.RaggedTensor.from_sparse(batch["memory"]), batch["query"])
+        x = features(tf.RaggedTensor.from_sparse(batch[PARSED["memory"]]), batch[PARSED["query"]])
         x["answer_ids"] = features.answer_ids(chosen)
         x["answer_key"] = tf.strings.to_hash_bucket_fast(chosen, 1 << 62)
         x["right"] = tf.sparse.to_dense(batch[ANSWER_INDICES], default_value=-1)
@@ -286,7 +290,7 @@ def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: in
     features = parts.features
 
     def prepare(batch: dict[str, tf.Tensor]) -> tuple:
-        x = features(tf.RaggedTensor.from_sparse(batch["memory"]), batch["query"])
+        x = features(tf.RaggedTensor.from_sparse(batch[PARSED["memory"]]), batch[PARSED["query"]])
         return x, batch["task"], tf.sparse.to_dense(batch[ANSWER_INDICES], default_value=-1), batch[CANDIDATE_RANGE]
 
     return records(files, batch_size).map(prepare).prefetch(2)
@@ -300,7 +304,7 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
         prepare_output(out)
     keras.utils.set_random_seed(config.seed)
     started = time.perf_counter()
-    counts, longest = count_tokens(GraphEntityText(entities), train_files)
+    counts, longest = count_tokens(train_files)
     parts = build_parts(entities, triples, candidates, counts, longest, config)
     prepared = time.perf_counter() - started
     featurizer = parts.features.featurizer
@@ -344,8 +348,8 @@ class MovieServingModule(tf.Module):
         self.top_k = min(top_k, len(parts.candidates.texts))
         self._spec_json = parts.spec.to_json()
 
-    def rank(self, history: tf.RaggedTensor, query: tf.Tensor, span: tf.Tensor) -> dict[str, tf.Tensor]:
-        logits, attention = self.model.predict_with_attention(self.features(history, query))
+    def rank(self, features: dict[str, tf.Tensor], span: tf.Tensor) -> dict[str, tf.Tensor]:
+        logits, attention = self.model.predict_with_attention(features)
         indices = ranked_within(logits, span, self.top_k)
         return {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
                 "indices": indices, "attention": attention}
@@ -356,16 +360,18 @@ class MovieServingModule(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        return self.rank(tf.RaggedTensor.from_tensor(memory, padding=""), query, self._everything(query))
+        return self.rank(self.features.raw(tf.RaggedTensor.from_tensor(memory, padding=""), query),
+                         self._everything(query))
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve_speakers(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        return self.rank(tf.ragged.boolean_mask(memory, tf.not_equal(memory_speaker, "")), query,
+        return self.rank(self.features.raw(tf.ragged.boolean_mask(memory, tf.not_equal(memory_speaker, "")), query),
                          self._everything(query))
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(self, examples: tf.Tensor) -> dict[str, tf.Tensor]:
         parsed = tf.io.parse_example(examples, record_spec())
-        return self.rank(tf.RaggedTensor.from_sparse(parsed["memory"]), parsed["query"], parsed[CANDIDATE_RANGE])
+        return self.rank(self.features(tf.RaggedTensor.from_sparse(parsed[PARSED["memory"]]), parsed[PARSED["query"]]),
+                         parsed[CANDIDATE_RANGE])

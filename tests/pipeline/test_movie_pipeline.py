@@ -52,15 +52,14 @@ def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finishe
     Evaluator reads, given the same candidates (all of them: an example's range set empty)."""
     from data.movie.reader import discover_movie_corpus
     from models.movie.examples import MovieData
-    from models.movie.records import CANDIDATE_RANGE, MovieCandidates, movie_tf_example
+    from models.movie.records import CANDIDATE_RANGE, MovieCandidates, Parser, movie_tf_examples
 
     loaded = tf.saved_model.load(finished["summary"]["pushed_model"])
     data = MovieData(discover_movie_corpus(finished["corpus"]))
     exchanges = data.examples(1, "test")[:30] + data.examples(3, "test")[:30]
     candidates = MovieCandidates.of(data.entities, {s: data.candidates(s) for s in ("dev", "test")})
     records = []
-    for exchange in exchanges:
-        example = movie_tf_example(exchange, candidates, candidates.indices())
+    for example in movie_tf_examples(exchanges, candidates, candidates.indices(), Parser(data.entities)):
         example.features.feature[CANDIDATE_RANGE].int64_list.value[:] = [0, 0]
         records.append(example.SerializeToString())
     from_examples = loaded.signatures["serving_examples"](examples=tf.constant(records))["indices"].numpy()

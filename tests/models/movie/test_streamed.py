@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from models.movie.records import MovieCandidates, movie_tf_example
+from models.movie.records import MovieCandidates, Parser, movie_tf_examples
 from models.movie.streamed import StreamedConfig, train_streamed
 
 
 def write_records(data, split: str, path: Path, candidates: MovieCandidates) -> str:
-    indices = candidates.indices()
+    indices, parser = candidates.indices(), Parser(data.entities)
     with tf.io.TFRecordWriter(str(path), options="GZIP") as writer:
         for task in (1, 2, 3, 4):
-            for example in data.examples(task, split):
-                writer.write(movie_tf_example(example, candidates, indices).SerializeToString())
+            for example in movie_tf_examples(data.examples(task, split), candidates, indices, parser):
+                writer.write(example.SerializeToString())
     return str(path)
 
 
