@@ -9,7 +9,7 @@ blessed model of its kind) -> AtomicPusher.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tensorflow_model_analysis as tfma
 from tfx.dsl.components.common.resolver import Resolver
@@ -29,6 +29,9 @@ from models.banking.methods import MODEL_METHODS as BANKING_METHODS
 from models.movie.records import ANSWER_INDICES
 from models.tf_examples import LABEL_KEY
 from pipeline.configs import CURATED_SCHEMA, MOVIE_PROFILES, MOVIE_SCHEMA, PIPELINE_NAME, MovieProfile, Profile
+
+if TYPE_CHECKING:  # the Vertex AI client takes seconds to import: only a Vertex compile needs it
+    from components.vertex_training import VertexTraining
 
 METRICS_MODULE = "components.dialog_metrics"
 EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors, minus three costs (its docstring)
@@ -139,6 +142,7 @@ def create_pipeline(
     schema_file: str = str(CURATED_SCHEMA),
     pipeline_name: str = PIPELINE_NAME,
     splits: Sequence[str] | None = None,
+    vertex: VertexTraining | None = None,
 ) -> tfx_pipeline.Pipeline:
     """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter); ``splits``
     are the TFX splits to read. By default a path is looked at: a corpus without test files (the public task 6)
@@ -174,7 +178,7 @@ def create_pipeline(
     for model in (m for m in profile.models if m in methods):
         name = COMPONENT_NAMES[model]
         trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=methods[model],
-                                config=getattr(profile, model)).with_id(f"{name}Trainer")
+                                config=getattr(profile, model), vertex=vertex).with_id(f"{name}Trainer")
         trainer.add_upstream_node(data_gate)
         baseline = Resolver(
             strategy_class=LatestBlessedModelStrategy,

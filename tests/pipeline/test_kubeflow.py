@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.kubeflow_v2_runner import compile_pipeline
+import pytest
+from tfx.extensions.google_cloud_ai_platform.constants import ENABLE_VERTEX_KEY, VERTEX_REGION_KEY
+from tfx.extensions.google_cloud_ai_platform.trainer.executor import TRAINING_ARGS_KEY
+from tfx.extensions.google_cloud_ai_platform.training_clients import VertexJobClient
+from tfx.utils import name_utils
+
+from components.vertex_training import VertexExecutor
+from pipeline.kubeflow_v2_runner import FLAGS, OUTPUT_FILE, compile_pipeline, main, vertex_training
 
 BEAM_ARGS = ["--runner=DataflowRunner", "--project=my-project", "--region=europe-west1"]
 
@@ -32,3 +39,67 @@ def test_compiles_with_components_in_order(tmp_path: Path) -> None:
     assert "data_root" in spec["root"]["inputDefinitions"]["parameters"]  # the corpus is a run-time parameter
     text = path.read_text()
     assert all(arg in text for arg in BEAM_ARGS) and "gcr.io/my-project/dialog:1" in text
+
+
+def trainer_config(spec: dict, name: str) -> dict:
+    """The custom_config a compiled Trainer task is given."""
+    parameters = spec["root"]["dag"]["tasks"][name]["inputs"]["parameters"]
+    return json.loads(parameters["custom_config"]["runtimeValue"]["constantValue"]["stringValue"])
+
+
+def test_workers_and_accelerator_make_the_trainers_vertex_jobs(tmp_path: Path) -> None:
+    FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=3",
+           "--accelerator=NVIDIA_TESLA_T4:1", *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
+    try:
+        main([])
+    finally:
+        FLAGS.unparse_flags()
+    spec = json.loads((tmp_path / OUTPUT_FILE).read_text())["pipelineSpec"]
+    trainers = [name for name in spec["root"]["dag"]["tasks"] if name.endswith("Trainer")]
+    assert {"MemN2NTrainer", "EmbeddingsTrainer"} <= set(trainers)
+    for name in trainers:
+        config = trainer_config(spec, name)
+        assert config[ENABLE_VERTEX_KEY] is True and config[VERTEX_REGION_KEY] == "europe-west1"
+        job = config[TRAINING_ARGS_KEY]
+        assert job["project"] == "my-project"
+        pools = job["job_spec"]["worker_pool_specs"]
+        assert [pool["replica_count"] for pool in pools] == [1, 2]  # the chief, then the other two workers
+        for pool in pools:
+            assert pool["machine_spec"] == {"machine_type": "n1-standard-4", "accelerator_type": "NVIDIA_TESLA_T4",
+                                            "accelerator_count": 1}
+            assert pool["container_spec"] == {"image_uri": "gcr.io/my-project/dialog:1"}
+        executor = spec["deploymentSpec"]["executors"][f"{name}_executor"]["container"]
+        assert "components.vertex_training.VertexExecutor" in executor["args"]
+
+
+def test_without_workers_or_accelerator_the_trainers_train_in_their_step(tmp_path: Path) -> None:
+    assert vertex_training("gcr.io/my-project/dialog:1", BEAM_ARGS) is None
+    spec = json.loads(compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
+                                       "gs://bucket/serving", beam_args=BEAM_ARGS).read_text())["pipelineSpec"]
+    assert not any(key.startswith("ai_platform_") for key in trainer_config(spec, "MemN2NTrainer"))
+
+
+def test_the_vertex_job_runs_the_dialog_trainers_executor_on_its_pools() -> None:
+    vertex = vertex_training("gcr.io/my-project/dialog:1", BEAM_ARGS, workers=2, accelerator="NVIDIA_TESLA_T4")
+    assert vertex is not None and (vertex.accelerator_type, vertex.accelerator_count) == ("NVIDIA_TESLA_T4", 1)
+    args = vertex.custom_config()[TRAINING_ARGS_KEY]
+    args.pop("project")  # as TFX's runner does before it makes the job
+    client = object.__new__(VertexJobClient)  # the job as TFX makes it; no client, nothing sent
+    job = client.create_training_job({}, {}, {"custom_config": "{}"}, name_utils.get_full_name(
+        VertexExecutor()._GetExecutorClass()), args, None, None)
+    pools = job["job_spec"]["worker_pool_specs"]
+    assert [pool["replica_count"] for pool in pools] == [1, 1]
+    for pool in pools:
+        command = pool["container_spec"]["command"]
+        assert command[command.index("--executor_class_path") + 1] == "components.dialog_trainer.Executor"
+        assert pool["container_spec"]["image_uri"] == "gcr.io/my-project/dialog:1"
+
+
+@pytest.mark.parametrize(("beam_args", "accelerator", "refused"), [
+    (["--runner=DataflowRunner"], "NVIDIA_TESLA_T4:1", "project and region"),
+    (BEAM_ARGS, "NVIDIA_TESLA_T4:0", "TYPE:COUNT"),
+    (BEAM_ARGS, ":2", "TYPE:COUNT"),
+])
+def test_a_vertex_job_that_cannot_run_is_refused(beam_args: list[str], accelerator: str, refused: str) -> None:
+    with pytest.raises(ValueError, match=refused):
+        vertex_training("gcr.io/my-project/dialog:1", beam_args, accelerator=accelerator)
