@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import shutil
 from dataclasses import asdict
 from typing import Any
 
@@ -20,9 +21,10 @@ from tfx.components.trainer.fn_args_utils import FnArgs
 from tfx.dsl.components.base import executor_spec
 from tfx.proto import trainer_pb2
 
-from components.dialog_trainer import EXAMPLES_URI_KEY, SUMMARY_FILE, Executor
+from components.dialog_trainer import CLOUD_KEY_PREFIX, EXAMPLES_URI_KEY, SUMMARY_FILE, Executor
 from components.movie_example_gen import read_movie_resources
 from data.atomic import write_text_atomic
+from models.distribute import scratch_dir, this_worker, training_strategy
 from models.gfile import GFILE
 from models.movie.records import MovieCandidates
 from models.movie.streamed import StreamedConfig, train_streamed
@@ -34,15 +36,28 @@ def _files(patterns: list[str]) -> list[str]:
 
 # TFX calls this: the Trainer's entry point.
 def run_fn(fn_args: FnArgs) -> None:
-    """Fit on the ``train`` split, keep the best epoch on ``eval``, export to the serving model directory."""
-    settings = dict(fn_args.custom_config)
+    """Fit on the ``train`` split, keep the best epoch on ``eval``, export to the serving model directory; on every
+    worker ``TF_CONFIG`` names, only the chief's model kept (as ``DialogTrainer``'s ``run_fn``)."""
+    worker = this_worker()
+    strategy = training_strategy(worker)  # before any other TF op
+    settings = {key: value for key, value in fn_args.custom_config.items() if not key.startswith(CLOUD_KEY_PREFIX)}
     resources = read_movie_resources(settings.pop(EXAMPLES_URI_KEY))
     config = StreamedConfig(**settings)
-    logging.info("MovieTrainer: the joint MemN2N on tasks %s, %s", resources["tasks"], config)
-    summary = train_streamed(resources["entities"], resources["triples"],
-                             MovieCandidates.from_json(resources["candidates"]), _files(fn_args.train_files),
-                             _files(fn_args.eval_files), config, fn_args.serving_model_dir, verbose=2,
-                             log_dir=fn_args.model_run_dir)
+    logging.info("MovieTrainer: the joint MemN2N on tasks %s, %s; %s %d of %d workers", resources["tasks"], config,
+                 worker.task_type, worker.task_index, worker.workers)
+    scratch = scratch_dir(worker)
+    model_dir, log_dir = ((fn_args.serving_model_dir, fn_args.model_run_dir) if scratch is None
+                          else (posixpath.join(scratch, "model"), posixpath.join(scratch, "logs")))
+    try:
+        summary = train_streamed(resources["entities"], resources["triples"],
+                                 MovieCandidates.from_json(resources["candidates"]), _files(fn_args.train_files),
+                                 _files(fn_args.eval_files), config, model_dir, verbose=2, log_dir=log_dir,
+                                 strategy=strategy)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if scratch is not None:
+        return
     write_text_atomic(posixpath.join(fn_args.model_run_dir, SUMMARY_FILE),
                       json.dumps({"tasks": resources["tasks"], **summary}, indent=1), GFILE)
     logging.info("MovieTrainer: best epoch %d, dev hits %s", summary["best_epoch"], summary["dev_hits"])

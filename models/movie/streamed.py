@@ -39,7 +39,7 @@ from models.movie.graph_text import GraphEntityText, entity_key
 from models.movie.paper import PAPER_K
 from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates
 from models.serving.export import export, prepare_output
-from models.training import TrainingDiverged, softmax_cross_entropy
+from models.training import TrainingDiverged
 
 # hits@k of each task name with the paper's k.
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
@@ -281,9 +281,20 @@ def training_data(parts: MovieModelParts, files: Sequence[str], config: Streamed
         x["answer_ids"] = features.answer_ids(chosen)
         x["answer_key"] = tf.strings.to_hash_bucket_fast(chosen, 1 << 62)
         x["right"] = tf.sparse.to_dense(batch[ANSWER_INDICES], default_value=-1)
-        return x, tf.range(tf.shape(chosen)[0])
+        return x, tf.zeros_like(x["answer_key"])  # the gold is each row's own column: no label needed
 
-    return records(files, config.batch_size, config.shuffle_buffer, config.seed).map(prepare).prefetch(2)
+    options = tf.data.Options()
+    # Several workers each keep every n-th batch: right whatever the number of TFRecord files.
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    dataset = records(files, config.batch_size, config.shuffle_buffer, config.seed).map(prepare).prefetch(2)
+    return dataset.with_options(options)
+
+
+def in_batch_softmax(y_true: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    """Softmax cross-entropy of :class:`SampledMemN2N`'s training logits, whose gold answer of row b is column b:
+    computed from the logits alone, so a batch split over replicas keeps each row's gold."""
+    gold = tf.range(tf.shape(logits)[0])
+    return tf.reduce_logsumexp(logits, axis=-1) - tf.gather(logits, gold[:, None], batch_dims=1)[:, 0]
 
 
 def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: int = 512) -> tf.data.Dataset:
@@ -298,8 +309,13 @@ def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: in
 
 def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], candidates: MovieCandidates,
                    train_files: Sequence[str], eval_files: Sequence[str], config: StreamedConfig,
-                   out: str | None = None, verbose: int = 0, log_dir: str | None = None) -> dict[str, Any]:
-    """Fit on the training records, keep the best epoch on the eval records, export to ``out``; the summary."""
+                   out: str | None = None, verbose: int = 0, log_dir: str | None = None,
+                   strategy: tf.distribute.Strategy | None = None) -> dict[str, Any]:
+    """Fit on the training records, keep the best epoch on the eval records, export to ``out``; the summary.
+
+    The model is built and fitted under ``strategy`` (default: the one in scope): under several workers' strategy
+    each keeps its share of the batches (``training_data``) and every worker evaluates dev in full, so all stop at
+    the same epoch."""
     if out is not None:
         prepare_output(out)
     keras.utils.set_random_seed(config.seed)
@@ -309,11 +325,13 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
     prepared = time.perf_counter() - started
     featurizer = parts.features.featurizer
     candidate_ids = featurizer.sentence_ids(tf.constant(parts.spec.candidates)).numpy()
-    model = SampledMemN2N(len(parts.spec.vocabulary), candidate_ids, candidates.ranges[ENTITIES], config.sampled,
-                          embedding_dim=config.embedding_dim, hops=config.hops, dictionaries=config.dictionaries,
-                          seed=config.seed)
-    model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
-                  loss=softmax_cross_entropy)
+    strategy = strategy or tf.distribute.get_strategy()
+    with strategy.scope():
+        model = SampledMemN2N(len(parts.spec.vocabulary), candidate_ids, candidates.ranges[ENTITIES],
+                              config.sampled, embedding_dim=config.embedding_dim, hops=config.hops,
+                              dictionaries=config.dictionaries, seed=config.seed)
+        model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
+                      loss=in_batch_softmax)
     best = HitsOnDev(evaluation_data(parts, eval_files), config.patience, config.top_k)
     callbacks: list[keras.callbacks.Callback] = [best]
     if log_dir:
@@ -325,7 +343,8 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
                "memory_size": parts.spec.memory_size, "sentence_size": parts.spec.sentence_size,
                "best_epoch": best.best_epoch, "dev_mean_hits": round(best.best, 2),
                "dev_hits": best.history[best.best_epoch - 1]["dev_hits"] if best.best_epoch else {},
-               "prepare_seconds": round(prepared, 1), "train_seconds": round(time.perf_counter() - fitted, 1),
+               "replicas": strategy.num_replicas_in_sync, "prepare_seconds": round(prepared, 1),
+               "train_seconds": round(time.perf_counter() - fitted, 1),
                "history": best.history}
     if out is not None:
         export(MovieServingModule(parts, model, config.top_k), out)
