@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import apache_beam as beam
-from tfx.components.example_gen.base_example_gen_executor import BaseExampleGenExecutor
+import tensorflow as tf
+from tfx.components.example_gen import write_split
 from tfx.components.example_gen.component import FileBasedExampleGen
-from tfx.dsl.components.base import executor_spec
+from tfx.components.util import examples_utils
+from tfx.dsl.components.base import base_beam_executor, executor_spec
 from tfx.dsl.io import fileio
 from tfx.proto import example_gen_pb2
 from tfx.types import artifact_utils, standard_component_specs
@@ -48,7 +50,8 @@ def is_movie_corpus(input_base: str) -> bool:
 
 
 def movie_input_config() -> example_gen_pb2.Input:
-    """The three splits; each pattern is what the driver fingerprints (so a changed corpus is read again)."""
+    """The three splits; each pattern is what the driver fingerprints (so a changed corpus is read again): the
+    executor finds the files itself (``data.movie.reader.discover_movie_corpus``)."""
     return example_gen_pb2.Input(splits=[
         example_gen_pb2.Input.Split(name=name, pattern=f"task*/*_{split}.txt") for name, split in MOVIE_SPLITS.items()])
 
@@ -85,22 +88,19 @@ def _file_examples(job: tuple[str, int, str, str]) -> Iterator[bytes]:
     yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
 
 
-@beam.ptransform_fn
-@beam.typehints.with_input_types(beam.Pipeline)
-@beam.typehints.with_output_types(bytes)
-def _MovieFilesToExamples(pipeline: beam.Pipeline, exec_properties: dict[str, Any],  # noqa: N802 (Beam style)
-                          split_pattern: str) -> beam.pvalue.PCollection:
-    input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
-    split = split_pattern.rsplit("_", 1)[1].removesuffix(".txt")
-    corpus = _corpus(input_base)
-    jobs = [(str(files[split]), task, split, input_base) for task, files in sorted(corpus.tasks.items())
-            if split in files]
-    if not jobs:
-        raise FileNotFoundError(f"{input_base}: no Movie Dialog task has a {split} file")
-    return (pipeline
-            | "TaskFiles" >> beam.Create(jobs)
-            | "Reshuffle" >> beam.Reshuffle()
-            | "ExchangeExamples" >> beam.FlatMap(_file_examples))
+def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int]:
+    """Write one task file's examples as one gzipped TFRecord file of the split (a temporary name, then renamed:
+    a job run twice writes the same file once). Returns the file and its example count."""
+    path, task, _, _ = job
+    target = posixpath.join(split_uri, f"data_tfrecord-task{task}.gz")
+    staging = f"{target}.tmp"
+    count = 0
+    with tf.io.TFRecordWriter(staging, options="GZIP") as writer:
+        for record in _file_examples(job):
+            writer.write(record)
+            count += 1
+    tf.io.gfile.rename(staging, target, overwrite=True)
+    return target, count
 
 
 def write_movie_resources(examples_uri: str, corpus: MovieCorpus) -> None:
@@ -120,17 +120,36 @@ def read_movie_resources(examples_uri: str) -> dict[str, Any]:
         return json.loads(handle.read())
 
 
-class Executor(BaseExampleGenExecutor):
-    """Writes the splits (base class) and then the corpus resources into the same Examples artifact."""
+class Executor(base_beam_executor.BaseBeamExecutor):
+    """Writes each split's files itself, one per task file, then the corpus resources, into the Examples artifact.
 
-    def GetInputSourceToExamplePTransform(self) -> beam.PTransform:  # noqa: N802 (TFX API)
-        return _MovieFilesToExamples
+    TFX's ExampleGen executor hands every example to Beam's ``WriteToTFRecord``, whose writing step takes a side
+    input; Beam's local runner then holds the whole split in memory before writing it (a paper-scale training split,
+    5.9M exchanges, grew past 3 GB before the first byte was written). Here each Beam job streams its task file into
+    its own output file, so no split is ever held."""
 
     def Do(self, input_dict: dict[str, list], output_dict: dict[str, list],  # noqa: N802 (TFX API)
            exec_properties: dict[str, Any]) -> None:
-        corpus = _corpus(exec_properties[standard_component_specs.INPUT_BASE_KEY])
-        super().Do(input_dict, output_dict, exec_properties)
+        self._log_startup(input_dict, output_dict, exec_properties)
+        input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
+        corpus = _corpus(input_base)
         examples = artifact_utils.get_single_instance(output_dict[standard_component_specs.EXAMPLES_KEY])
+        examples.split_names = artifact_utils.encode_split_names(list(MOVIE_SPLITS))
+        jobs = [((str(files[split]), task, split, input_base), artifact_utils.get_split_uri([examples], name))
+                for name, split in MOVIE_SPLITS.items() for task, files in sorted(corpus.tasks.items())
+                if split in files]
+        missing = [name for name, split in MOVIE_SPLITS.items() if not any(j[0][2] == split for j in jobs)]
+        if missing:
+            raise FileNotFoundError(f"{input_base}: no Movie Dialog task file for the {', '.join(missing)} split")
+        for _, split_uri in jobs:
+            tf.io.gfile.makedirs(split_uri)
+        with self._make_beam_pipeline() as pipeline:
+            _ = (pipeline
+                 | "TaskFiles" >> beam.Create(jobs)
+                 | "Reshuffle" >> beam.Reshuffle()
+                 | "WriteExamples" >> beam.MapTuple(_write_job))
+        examples_utils.set_payload_format(examples, example_gen_pb2.PayloadFormat.FORMAT_TF_EXAMPLE)
+        examples_utils.set_file_format(examples, write_split.to_file_format_str(example_gen_pb2.FORMAT_TFRECORDS_GZIP))
         write_movie_resources(examples.uri, corpus)
 
 

@@ -272,6 +272,16 @@ class TrainingDiverged(ValueError):
     """The loss became NaN or infinite: training stops and no model is written."""
 
 
+def finite_loss(logs: dict | None, epoch: int) -> float:
+    """An epoch's training loss; :class:`TrainingDiverged` when it is NaN or infinite (nothing learned is worth
+    keeping, and nothing is exported)."""
+    loss = float((logs or {}).get("loss", 0.0))
+    if not math.isfinite(loss):
+        raise TrainingDiverged(f"training diverged: the loss became {loss} in epoch {epoch + 1}; lower the "
+                               "learning rate (--learning-rate)")
+    return loss
+
+
 def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int) -> tf.data.Dataset:
     """The shuffled batches ``model.fit(features, labels, batch_size=..., shuffle=True)`` makes (the array adapter
     of Keras 3.6, pinned in constraints.txt: the same order, so the same trained numbers), with tf.data's
@@ -330,10 +340,7 @@ class BestOnDev(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         seconds = time.perf_counter() - self._started
-        loss = float((logs or {}).get("loss", 0.0))
-        if not math.isfinite(loss):  # nothing learned is worth keeping, and nothing is exported
-            raise TrainingDiverged(f"training diverged: the loss became {loss} in epoch {epoch + 1}; lower the "
-                                   "learning rate (--learning-rate)")
+        finite_loss(logs, epoch)
         started = time.perf_counter()
         accuracy = self._accuracy(self.features, self.labels)
         entry = {"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),

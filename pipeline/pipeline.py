@@ -91,6 +91,37 @@ def movie_eval_config(min_accuracy: float, max_drop: float) -> tfma.EvalConfig:
         metrics_specs=[tfma.MetricsSpec(metrics=[metric])])
 
 
+def data_checks(example_gen: Any, schema_file: str, **gate: str) -> list[Any]:
+    """What stands between the examples and training: StatisticsGen, SchemaGen (inferred, for reference), the
+    curated schema (ImportSchemaGen), ExampleValidator and the DialogDataGate (``gate``: its parameters), last."""
+    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
+    inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
+    curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
+    example_validator = ExampleValidator(statistics=statistics_gen.outputs["statistics"],
+                                         schema=curated_schema.outputs["schema"])
+    data_gate = DialogDataGate(examples=example_gen.outputs["examples"],
+                               anomalies=example_validator.outputs["anomalies"], **gate)
+    return [statistics_gen, inferred_schema, curated_schema, example_validator, data_gate]
+
+
+def evaluated_and_pushed(name: str, trainer: Any, examples: Any, splits: Sequence[str], config: tfma.EvalConfig,
+                         serving_dir: str) -> list[Any]:
+    """A Trainer's model evaluated (against the last blessed model of its kind) and pushed when blessed: the
+    Resolver, the Evaluator and the AtomicPusher after it (``name``: the components' prefix)."""
+    baseline = Resolver(
+        strategy_class=LatestBlessedModelStrategy,
+        model=Channel(type=standard_artifacts.Model, producer_component_id=f"{name}Trainer", output_key="model"),
+        model_blessing=Channel(type=standard_artifacts.ModelBlessing, producer_component_id=f"{name}Evaluator",
+                               output_key="blessing"),
+    ).with_id(f"{name}LatestBlessedModel")
+    evaluator = Evaluator(examples=examples, model=trainer.outputs["model"], baseline_model=baseline.outputs["model"],
+                          example_splits=list(splits), eval_config=config,
+                          module_path=EXTRACTORS_MODULE).with_id(f"{name}Evaluator")
+    pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],
+                          base_directory=serving_dir).with_id(f"{name}Pusher")
+    return [baseline, evaluator, pusher]
+
+
 def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_dir: str, profile: MovieProfile,
                           metadata_connection_config: Any = None, beam_pipeline_args: Sequence[str] = (),
                           enable_cache: bool = True, schema_file: str = str(MOVIE_SCHEMA),
@@ -98,33 +129,16 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
     """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> the joint
     MemN2N's MovieTrainer -> Evaluator (hits@k per task, blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
     example_gen = MovieExampleGen(input_base=data_root).with_id("MovieExampleGen")
-    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
-    inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
-    curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
-    example_validator = ExampleValidator(statistics=statistics_gen.outputs["statistics"],
-                                         schema=curated_schema.outputs["schema"])
     # A task-4 training reply is in no candidate file by design: only dev and test answers must be candidates.
-    data_gate = DialogDataGate(examples=example_gen.outputs["examples"],
-                               anomalies=example_validator.outputs["anomalies"], candidate_check_splits="eval,test")
+    checks = data_checks(example_gen, schema_file, candidate_check_splits="eval,test")
     name = COMPONENT_NAMES["memn2n"]
     trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=profile.memn2n).with_id(f"{name}Trainer")
-    trainer.add_upstream_node(data_gate)
-    baseline = Resolver(
-        strategy_class=LatestBlessedModelStrategy,
-        model=Channel(type=standard_artifacts.Model, producer_component_id=f"{name}Trainer", output_key="model"),
-        model_blessing=Channel(type=standard_artifacts.ModelBlessing, producer_component_id=f"{name}Evaluator",
-                               output_key="blessing"),
-    ).with_id(f"{name}LatestBlessedModel")
-    evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
-                          baseline_model=baseline.outputs["model"], example_splits=["eval", "test"],
-                          eval_config=movie_eval_config(profile.min_accuracy, profile.max_drop),
-                          module_path=EXTRACTORS_MODULE).with_id(f"{name}Evaluator")
-    pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],
-                          base_directory=f"{serving_model_dir.rstrip('/')}/memn2n").with_id(f"{name}Pusher")
+    trainer.add_upstream_node(checks[-1])
     return tfx_pipeline.Pipeline(
         pipeline_name=pipeline_name, pipeline_root=pipeline_root,
-        components=[example_gen, statistics_gen, inferred_schema, curated_schema, example_validator, data_gate,
-                    trainer, baseline, evaluator, pusher],
+        components=[example_gen, *checks, trainer, *evaluated_and_pushed(
+            name, trainer, example_gen.outputs["examples"], ["eval", "test"],
+            movie_eval_config(profile.min_accuracy, profile.max_drop), f"{serving_model_dir.rstrip('/')}/memn2n")],
         enable_cache=enable_cache, metadata_connection_config=metadata_connection_config,
         beam_pipeline_args=list(beam_pipeline_args))
 
@@ -166,34 +180,18 @@ def create_pipeline(
     methods = BANKING_METHODS if banking else MODEL_METHODS
     profile = profile.for_tasks(tasks)
     example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
-    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
-    inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
-    curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
-    example_validator = ExampleValidator(statistics=statistics_gen.outputs["statistics"],
-                                         schema=curated_schema.outputs["schema"])
-    data_gate = DialogDataGate(examples=example_gen.outputs["examples"],
-                               anomalies=example_validator.outputs["anomalies"])
-    components: list[Any] = [example_gen, statistics_gen, inferred_schema, curated_schema, example_validator,
-                             data_gate]
+    checks = data_checks(example_gen, schema_file)
+    components: list[Any] = [example_gen, *checks]
     for model in (m for m in profile.models if m in methods):
         name = COMPONENT_NAMES[model]
         trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=methods[model],
                                 config=getattr(profile, model), vertex=vertex).with_id(f"{name}Trainer")
-        trainer.add_upstream_node(data_gate)
-        baseline = Resolver(
-            strategy_class=LatestBlessedModelStrategy,
-            model=Channel(type=standard_artifacts.Model, producer_component_id=f"{name}Trainer", output_key="model"),
-            model_blessing=Channel(type=standard_artifacts.ModelBlessing,
-                                   producer_component_id=f"{name}Evaluator", output_key="blessing"),
-        ).with_id(f"{name}LatestBlessedModel")
-        evaluator = Evaluator(examples=example_gen.outputs["examples"], model=trainer.outputs["model"],
-                              baseline_model=baseline.outputs["model"],
-                              example_splits=[split for split in profile.evaluated_splits(model) if split in splits],
-                              eval_config=eval_config(profile.min_accuracy[model], profile.max_drop, challenges),
-                              module_path=EXTRACTORS_MODULE).with_id(f"{name}Evaluator")
-        pusher = AtomicPusher(model=trainer.outputs["model"], model_blessing=evaluator.outputs["blessing"],
-                              base_directory=f"{serving_model_dir.rstrip('/')}/{model}").with_id(f"{name}Pusher")
-        components += [trainer, baseline, evaluator, pusher]
+        trainer.add_upstream_node(checks[-1])
+        components += [trainer, *evaluated_and_pushed(
+            name, trainer, example_gen.outputs["examples"],
+            [split for split in profile.evaluated_splits(model) if split in splits],
+            eval_config(profile.min_accuracy[model], profile.max_drop, challenges),
+            f"{serving_model_dir.rstrip('/')}/{model}")]
     return tfx_pipeline.Pipeline(
         pipeline_name=pipeline_name, pipeline_root=pipeline_root, components=components, enable_cache=enable_cache,
         metadata_connection_config=metadata_connection_config, beam_pipeline_args=list(beam_pipeline_args))

@@ -39,7 +39,7 @@ from models.movie.graph_text import GraphEntityText, entity_key
 from models.movie.paper import PAPER_K
 from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates
 from models.serving.export import export, prepare_output
-from models.training import TrainingDiverged
+from models.training import finite_loss
 
 # hits@k of each task name with the paper's k.
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
@@ -184,9 +184,7 @@ class HitsOnDev(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         seconds = time.perf_counter() - self._started
-        loss = float((logs or {}).get("loss", 0.0))
-        if not math.isfinite(loss):
-            raise TrainingDiverged(f"training diverged: the loss became {loss} in epoch {epoch + 1}")
+        loss = finite_loss(logs, epoch)
         started = time.perf_counter()
         hits = dev_hits(self.model, self.dev, self.k)
         score = float(np.mean(list(hits.values()))) if hits else 0.0
