@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import tensorflow_data_validation as tfdv
 import tensorflow_model_analysis as tfma
 from tfx.dsl.components.common.resolver import Resolver
 from tfx.dsl.input_resolution.strategies.latest_blessed_model_strategy import LatestBlessedModelStrategy
@@ -91,10 +92,12 @@ def movie_eval_config(min_accuracy: float, max_drop: float) -> tfma.EvalConfig:
         metrics_specs=[tfma.MetricsSpec(metrics=[metric])])
 
 
-def data_checks(example_gen: Any, schema_file: str, **gate: str) -> list[Any]:
-    """What stands between the examples and training: StatisticsGen, SchemaGen (inferred, for reference), the
-    curated schema (ImportSchemaGen), ExampleValidator and the DialogDataGate (``gate``: its parameters), last."""
-    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"])
+def data_checks(example_gen: Any, schema_file: str, stats_options: tfdv.StatsOptions | None = None,
+                **gate: str) -> list[Any]:
+    """What stands between the examples and training: StatisticsGen (with ``stats_options``), SchemaGen (inferred,
+    for reference), the curated schema (ImportSchemaGen), ExampleValidator and the DialogDataGate (``gate``: its
+    parameters), last."""
+    statistics_gen = StatisticsGen(examples=example_gen.outputs["examples"], stats_options=stats_options)
     inferred_schema = SchemaGen(statistics=statistics_gen.outputs["statistics"], exclude_splits=["test"])
     curated_schema = ImportSchemaGen(schema_file=schema_file).with_id("CuratedSchema")
     example_validator = ExampleValidator(statistics=statistics_gen.outputs["statistics"],
@@ -130,7 +133,9 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
     MemN2N's MovieTrainer -> Evaluator (hits@k per task, blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
     example_gen = MovieExampleGen(input_base=data_root).with_id("MovieExampleGen")
     # A task-4 training reply is in no candidate file by design: only dev and test answers must be candidates.
-    checks = data_checks(example_gen, schema_file, candidate_check_splits="eval,test")
+    # Top values and unique counts by sketches: exact ones keep a count per distinct text, millions at paper scale.
+    checks = data_checks(example_gen, schema_file, tfdv.StatsOptions(use_sketch_based_topk_uniques=True),
+                         candidate_check_splits="eval,test")
     name = COMPONENT_NAMES["memn2n"]
     trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=profile.memn2n).with_id(f"{name}Trainer")
     trainer.add_upstream_node(checks[-1])
