@@ -1,5 +1,6 @@
 """The `dialog` pipeline on a Movie Dialog corpus (the tiny world): examples per exchange, the joint MemN2N trained
-from the stream, hits@k per task, the blessed model pushed and answering raw text."""
+from the stream (``models.movie.streamed``, tested here rather than on its own: a run costs most of the time),
+hits@k per task, the blessed model pushed and answering raw text."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ def test_each_task_is_a_slice_with_hits_at_k_and_the_model_is_pushed(finished: d
         for split in ("dev", "test"):
             assert {"per_response_accuracy", "hits_at_10", "hits_at_100"} <= set(slices[f"split={split},task={task}"])
     assert {f"task=movie-qarecs,turn={turn}" for turn in range(3)} <= set(slices)
+    # Learned from the stream: QA far above chance (hits@10 among ~500 entities: 2%). The accuracy of the profiles
+    # is measured in docs/results.md, not here.
     assert slices["task=movie-qa"]["hits_at_10"] > 10, slices["task=movie-qa"]
     assert summary["blessed"] and summary["pushed_model"]
 
