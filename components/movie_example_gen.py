@@ -27,7 +27,6 @@ from tfx.types import artifact_utils, standard_component_specs
 
 from data.atomic import write_text_atomic
 from data.movie.reader import (
-    TASK_DIRECTORIES,
     MovieCorpus,
     discover_movie_corpus,
     iter_dialogs,
@@ -42,11 +41,6 @@ from models.movie.records import MovieCandidates, Parser, movie_tf_examples
 MOVIE_SPLITS: dict[str, str] = {"train": "train", "eval": "dev", "test": "test"}
 RESOURCES_FILE = "corpus/movie_resources.json"
 CHUNK = 1000  # exchanges whose texts are parsed in one call
-
-
-def is_movie_corpus(input_base: str) -> bool:
-    """Whether a directory is in the Movie Dialog layout (a task folder such as ``task1_qa/``)."""
-    return any(fileio.isdir(posixpath.join(input_base, name)) for name in TASK_DIRECTORIES.values())
 
 
 def movie_input_config() -> example_gen_pb2.Input:

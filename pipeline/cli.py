@@ -470,7 +470,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
 def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple[int, ...],
                  beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
-    from components.movie_example_gen import is_movie_corpus
+    from data.movie.reader import is_movie_corpus
     from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
     from pipeline.summary import MOVIE_COLUMNS, as_json_line, format_table, run_summary

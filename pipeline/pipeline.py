@@ -23,8 +23,7 @@ from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate
 from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
 from components.dialog_trainer import DialogTrainer
-from components.movie_example_gen import MovieExampleGen, is_movie_corpus
-from components.movie_trainer import MovieTrainer
+from data.movie.reader import is_movie_corpus
 from models.babi.methods import MODEL_METHODS
 from models.banking.methods import MODEL_METHODS as BANKING_METHODS
 from models.movie.records import ANSWER_INDICES
@@ -131,6 +130,11 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
                           pipeline_name: str = PIPELINE_NAME) -> tfx_pipeline.Pipeline:
     """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> the joint
     MemN2N's MovieTrainer -> Evaluator (hits@k per task, blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
+    # Imported here: a dialog-bAbI run that loaded the movie model's modules printed TensorFlow's "Exception ignored
+    # in AtomicFunction.__del__" eighteen times as the interpreter shut down.
+    from components.movie_example_gen import MovieExampleGen
+    from components.movie_trainer import MovieTrainer
+
     example_gen = MovieExampleGen(input_base=data_root).with_id("MovieExampleGen")
     # A task-4 training reply is in no candidate file by design: only dev and test answers must be candidates.
     # Top values and unique counts by sketches: exact ones keep a count per distinct text, millions at paper scale.

@@ -74,6 +74,11 @@ def _task_file(root: Path, task: int, split: str, pipe: bool) -> Path | None:
     return None
 
 
+def is_movie_corpus(root: str | Path) -> bool:
+    """Whether a directory is in the Movie Dialog layout (a task folder such as ``task1_qa/``)."""
+    return any((Path(root) / name).is_dir() for name in TASK_DIRECTORIES.values())
+
+
 def discover_movie_corpus(root: str | Path) -> MovieCorpus:
     """The files of a Movie Dialog corpus directory; the ``_pipe_`` task-1 files are preferred (no comma
     ambiguity). Raises ValueError naming the directory when it holds no task file."""
