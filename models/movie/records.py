@@ -80,11 +80,11 @@ def history_speakers(history: Sequence[str]) -> list[str]:
 
 
 class Parser:
-    """``GraphEntityText.parse`` over lists of texts, traced once."""
+    """A text function of :class:`GraphEntityText` (``parse`` by default) over lists of texts, traced once."""
 
-    def __init__(self, entities: Sequence[str]) -> None:
-        self.parse = tf.function(GraphEntityText(entities).parse,
-                                 input_signature=[tf.TensorSpec([None], tf.string)])
+    def __init__(self, entities: Sequence[str] | GraphEntityText, method: str = "parse") -> None:
+        text = entities if isinstance(entities, GraphEntityText) else GraphEntityText(entities)
+        self.parse = tf.function(getattr(text, method), input_signature=[tf.TensorSpec([None], tf.string)])
 
     def __call__(self, texts: Sequence[str]) -> list[str]:
         parsed: list[str] = []

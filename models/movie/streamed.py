@@ -37,9 +37,9 @@ from models.features import FeatureSpec, Featurizer, spec_from_sentences
 from models.memn2n import NEG_INF, MemN2N, bag_of_embeddings
 from models.movie.graph_text import GraphEntityText, entity_key
 from models.movie.paper import PAPER_K
-from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates
+from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates, Parser
 from models.serving.export import export, prepare_output
-from models.training import finite_loss
+from models.training import finite_loss, softmax_cross_entropy
 
 # hits@k of each task name with the paper's k.
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
@@ -248,13 +248,7 @@ def build_parts(entities: Sequence[str], triples: Sequence[Sequence[str]], candi
     candidates in its tokens and the feature spec."""
     entity_tokens = {entity_key(e).replace(" ", "_") for e in entities if e.strip()}
     words = sorted(w for w, n in counts.items() if n >= config.min_count and w not in entity_tokens)
-    parser = GraphEntityText(entities, words=words)
-
-    def tokens(texts: Sequence[str]) -> list[str]:
-        out: list[str] = []
-        for start in range(0, len(texts), 4096):
-            out += [t.decode() for t in parser.tokens(tf.constant(list(texts[start:start + 4096]))).numpy()]
-        return out
+    tokens = Parser(GraphEntityText(entities, words=words), "tokens")
 
     subjects, values = tokens([t[0] for t in triples]), tokens([t[2] for t in triples])
     kb = [f"{s} {t[1]} {v}" for s, t, v in zip(subjects, triples, values, strict=True)]
@@ -291,8 +285,7 @@ def training_data(parts: MovieModelParts, files: Sequence[str], config: Streamed
 def in_batch_softmax(y_true: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
     """Softmax cross-entropy of :class:`SampledMemN2N`'s training logits, whose gold answer of row b is column b:
     computed from the logits alone, so a batch split over replicas keeps each row's gold."""
-    gold = tf.range(tf.shape(logits)[0])
-    return tf.reduce_logsumexp(logits, axis=-1) - tf.gather(logits, gold[:, None], batch_dims=1)[:, 0]
+    return softmax_cross_entropy(tf.range(tf.shape(logits)[0]), logits)
 
 
 def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: int = 512) -> tf.data.Dataset:
