@@ -38,8 +38,13 @@ class KeepRowsInitializer(keras.initializers.Initializer):
         return self.keep(self.inner(shape, dtype=dtype))
 
 
-def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor, per_occurrence: bool = False) -> tf.Tensor:
-    """[..., S] int ids -> [..., d]: the sum of the word embeddings, padding (id 0) excluded (``per_occurrence``:
+# How a bag of word embeddings back-propagates (:func:`summed_rows`): the same sums, a different gradient.
+SUMMED, PER_OCCURRENCE, ROWS = "summed", "per_occurrence", "rows"
+GRADIENTS = (SUMMED, PER_OCCURRENCE, ROWS)
+
+
+def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor, gradient: str = SUMMED) -> tf.Tensor:
+    """[..., S] int ids -> [..., d]: the sum of the word embeddings, padding (id 0) excluded (``gradient``:
     :func:`summed_rows`).
 
     Only the non-padding ids are looked up (:func:`summed_rows`): a task-5 memory is a quarter full and its
@@ -49,24 +54,34 @@ def bag_of_embeddings(embedding: keras.layers.Embedding, ids: tf.Tensor, per_occ
     shape = tf.shape(ids)
     rows = tf.reshape(ids, [-1, shape[-1]])
     where = tf.where(rows > 0)  # [n, 2]: (sentence, position) of every real word
-    sums = summed_rows(embedding, tf.gather_nd(rows, where), where[:, 0], tf.shape(rows)[0], per_occurrence)
+    sums = summed_rows(embedding, tf.gather_nd(rows, where), where[:, 0], tf.shape(rows)[0], gradient)
     return tf.reshape(sums, tf.concat([shape[:-1], [embedding.output_dim]], axis=0))
 
 
 def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tensor, count: tf.Tensor,
-                per_occurrence: bool = False) -> tf.Tensor:
+                gradient: str = SUMMED) -> tf.Tensor:
     """[count, d]: bag b's sum of the embeddings of the ``ids`` whose ``bags`` entry is b (sorted).
 
-    The same sums either way; the gradient differs, and with it Adam's step. By default, one fused sparse segment
-    sum: its gradient has one row per word, the sum over the word's occurrences. ``per_occurrence``: the rows are
+    The same sums every way; the gradient differs, and with it Adam's step. ``SUMMED`` (the default): one fused
+    sparse segment sum, whose gradient is a dense [V, d] table holding the sum over each word's occurrences; the
+    fastest for a vocabulary of a few thousand words. ``ROWS``: the distinct words' rows are gathered first, so the
+    gradient is those rows alone (``tf.IndexedSlices``, the same values as ``SUMMED``): with a vocabulary of 100k
+    words a dense table per step costs more than the rest of the step, and :class:`models.optimizers.RowAdam`
+    steps just those rows. ``PER_OCCURRENCE``: the rows are
     looked up by the layer, then summed, so the gradient has a row per occurrence, as any ``keras.layers.Embedding``
     gives it; Keras' Adam sums those rows into its first moment but their squares into its second, so a word said
     k times in a batch takes a step up to sqrt(k) larger. That is slower and generalises better to unseen
     entities (the OOV test sets): Table 2's MemN2N rows use it."""
-    if per_occurrence:
+    if gradient not in GRADIENTS:
+        raise ValueError(f"gradient must be one of {GRADIENTS}, not {gradient!r}")
+    if gradient == PER_OCCURRENCE:
         return tf.math.unsorted_segment_sum(embedding(ids), bags, count)
     if not embedding.built:
         embedding.build()
+    if gradient == ROWS:
+        words, position = tf.unique(ids)
+        return tf.sparse.segment_sum(tf.gather(embedding.embeddings.value, words), position, bags,
+                                     num_segments=count)
     return tf.sparse.segment_sum(embedding.embeddings.value, ids, bags, num_segments=count)
 
 
@@ -87,11 +102,11 @@ def sparse_bags(ids: np.ndarray) -> tf.SparseTensor:
                            dense_shape=ids.shape)
 
 
-def embed_bags(embedding: keras.layers.Embedding, bags: tf.SparseTensor, per_occurrence: bool = False) -> tf.Tensor:
+def embed_bags(embedding: keras.layers.Embedding, bags: tf.SparseTensor, gradient: str = SUMMED) -> tf.Tensor:
     """[N, d]: each bag's summed embeddings (faster than padded bags over 4,212 candidates). One sparse
     segment sum over the constant ids (TF's embedding_lookup_sparse would de-duplicate them every step), or,
-    ``per_occurrence``, a lookup and a sum (:func:`summed_rows`)."""
-    return summed_rows(embedding, bags.values, bags.indices[:, 0], bags.dense_shape[0], per_occurrence)
+    or as ``gradient`` says (:func:`summed_rows`)."""
+    return summed_rows(embedding, bags.values, bags.indices[:, 0], bags.dense_shape[0], gradient)
 
 
 def match_type_scores(state: tf.Tensor, matched: tf.Tensor, embedding: keras.layers.Embedding,
@@ -165,7 +180,7 @@ class MemN2N(keras.Model):
     def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 128, hops: int = 3,
                  match_type_ids: np.ndarray | None = None, type_word_ids: np.ndarray | None = None,
                  seed: int = 0, dictionaries: int = 2, learned_words: np.ndarray | None = None,
-                 per_occurrence_gradient: bool = False, **kwargs) -> None:
+                 gradient: str = SUMMED, **kwargs) -> None:
         """``dictionaries``: 1, one embedding for input, memories and candidates; 2, A for input and memories and
         W for candidates (appendix A of Bordes et al.); 3, a third, C, for memories (Dodge et al.'s footnote 8).
 
@@ -173,13 +188,16 @@ class MemN2N(keras.Model):
         dialog holds (an OOV restaurant, say) then adds nothing to a sentence, instead of a vector that training
         only ever pushed down as part of wrong candidates; match type still sees it.
 
-        ``per_occurrence_gradient``: the sentence bags back-propagate a gradient row per word occurrence, which
-        Keras' Adam steps differently (:func:`summed_rows`); the scores are the same."""
+        ``gradient``: how the sentence bags back-propagate (:func:`summed_rows`): ``PER_OCCURRENCE``, a row per word
+        occurrence, which Keras' Adam steps differently; ``ROWS``, the batch's words' rows alone, for a large
+        vocabulary. The scores are the same."""
         super().__init__(**kwargs)
         if dictionaries not in (1, 2, 3):
             raise ValueError(f"dictionaries must be 1, 2 or 3, not {dictionaries}")
         self.vocabulary_size = vocabulary_size
-        self.per_occurrence = per_occurrence_gradient
+        if gradient not in GRADIENTS:
+            raise ValueError(f"gradient must be one of {GRADIENTS}, not {gradient!r}")
+        self.gradient = gradient
 
         def embedding(name: str, seed: int) -> keras.layers.Embedding:
             init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
@@ -216,8 +234,8 @@ class MemN2N(keras.Model):
         filled = ops.any(ops.greater(memory_ids, 0), axis=-1)  # [B, M]; empty slots never get attention
         used = tf.maximum(tf.reduce_max(tf.reduce_sum(tf.cast(filled, tf.int32), axis=1)), 1)
         memory_ids, filled = memory_ids[:, :used], filled[:, :used]
-        memories = bag_of_embeddings(self.C, memory_ids, self.per_occurrence)  # [B, used, d]
-        state = bag_of_embeddings(self.A, query_ids, self.per_occurrence)  # [B, d]
+        memories = bag_of_embeddings(self.C, memory_ids, self.gradient)  # [B, used, d]
+        state = bag_of_embeddings(self.A, query_ids, self.gradient)  # [B, d]
         mask = ops.cast(filled, state.dtype)
         attention = []
         for R in self.R:  # matvec: with its gradient, faster than einsum or broadcast-and-sum here
@@ -229,7 +247,7 @@ class MemN2N(keras.Model):
 
     def score(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         """Logits [B, C] of every candidate against the final controller state."""
-        candidates = embed_bags(self.W, self.candidate_bags, self.per_occurrence)  # [C, d]
+        candidates = embed_bags(self.W, self.candidate_bags, self.gradient)  # [C, d]
         logits = ops.matmul(state, ops.transpose(candidates))
         if self.match_type:
             logits = logits + self._match_type_logits(state, inputs)

@@ -22,7 +22,7 @@ from data.oov_dev import oov_dev
 from models.embeddings import SupervisedEmbeddings, margin_ranking_loss
 from models.examples import TaskData, TurnExample, dialogs_examples, pad_batch
 from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots, tokenize
-from models.memn2n import MemN2N
+from models.memn2n import PER_OCCURRENCE, SUMMED, MemN2N
 from models.metrics import percent
 from models.serving.export import DialogServingModule, export, prepare_output
 
@@ -251,7 +251,7 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries,
                   learned_words=learned if config.only_learned_words else None,
-                  per_occurrence_gradient=config.per_occurrence_gradient)
+                  gradient=PER_OCCURRENCE if config.per_occurrence_gradient else SUMMED)
 
 
 def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:

@@ -23,7 +23,15 @@ from models.features import (
     time_word,
     tokenize,
 )
-from models.memn2n import bag_of_embeddings, match_type_scores, matched_entity_types, summed_rows
+from models.memn2n import (
+    PER_OCCURRENCE,
+    ROWS,
+    SUMMED,
+    bag_of_embeddings,
+    match_type_scores,
+    matched_entity_types,
+    summed_rows,
+)
 from models.methods import best_answers
 from models.serving.evaluate import evaluate
 from models.serving.explain import explain_turns
@@ -358,14 +366,36 @@ def test_per_occurrence_bags_take_a_keras_embedding_layers_adam_step() -> None:
         return bags.numpy(), keras.ops.convert_to_numpy(embedding.embeddings)
 
     layer = stepped(lambda e: keras.ops.sum(e(ids) * tf.cast(ids > 0, tf.float32)[..., None], axis=1))
-    per_occurrence, fused = (stepped(lambda e, each=each: summed_rows(e, tf.constant(ids[rows, columns]),
-                                                                       tf.constant(rows), 2, per_occurrence=each))
-                             for each in (True, False))
+    per_occurrence, fused, distinct = (
+        stepped(lambda e, how=how: summed_rows(e, tf.constant(ids[rows, columns]), tf.constant(rows), 2, how))
+        for how in (PER_OCCURRENCE, SUMMED, ROWS))
     np.testing.assert_allclose(per_occurrence[0], layer[0], atol=1e-6)
     np.testing.assert_allclose(fused[0], layer[0], atol=1e-6)
+    np.testing.assert_allclose(distinct[0], layer[0], atol=1e-6)
     np.testing.assert_allclose(per_occurrence[1], layer[1], atol=1e-6)
+    np.testing.assert_allclose(distinct[1], fused[1], atol=1e-6)  # the same summed rows, only sparse
     moved = np.abs(fused[1] - layer[1]).max(axis=1) > 1e-4
     assert moved.tolist() == [False, True, False, False, False]  # only the repeated word steps otherwise
+
+
+def test_the_rows_gradient_is_the_summed_one_on_the_batchs_words_alone() -> None:
+    ids = tf.constant([3, 1, 3, 7, 1, 3])
+    bags = tf.constant([0, 0, 0, 1, 2, 2])
+    embedding = keras.layers.Embedding(10, 4)
+    embedding.build()
+    target = tf.random.normal([3, 4], seed=1)
+
+    def gradient(how: str) -> tf.Tensor | tf.IndexedSlices:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(summed_rows(embedding, ids, bags, 3, how) * target)
+        return tape.gradient(loss, embedding.embeddings.value)
+
+    sparse, dense = gradient(ROWS), gradient(SUMMED)
+    assert isinstance(sparse, tf.IndexedSlices)
+    assert sorted(sparse.indices.numpy().tolist()) == [1, 3, 7]  # each word once, whatever its occurrences
+    np.testing.assert_allclose(tf.convert_to_tensor(sparse).numpy(), dense.numpy(), atol=1e-6)
+    with pytest.raises(ValueError, match="gradient must be one of"):
+        summed_rows(embedding, ids, bags, 3, "sparse")
 
 
 def test_the_training_loss_is_keras_sparse_categorical_cross_entropy() -> None:
