@@ -2,13 +2,17 @@
 
 It follows the simulator's policy from the dialog text alone: the request's slots are the KB-typed words of the
 user's utterances (the last value said wins, so updates are applied), the dialog phase is read off the last bot
-utterance, options come from the KB results in the history, best rating first. Only two things are learned
-from the training dialogs: the words that are KB entities of each type (from the KB), and which user answers to
-a proposed option mean yes or no (with a keyword rule for answers never seen in training).
+utterance, options come from the KB results in the history, best rating first. Three things are learned from the
+training dialogs: the words that are KB entities of each type (from the KB), which user answers to a proposed
+option mean yes or no (with a keyword rule for answers never seen in training), and what the bot replies when the
+user answers an API call with neither a new field nor silence. Our simulator's task 2 ends at its last API call;
+the public release's task 2 goes on with the user's thanks and "you're welcome", which the rules learn from its
+training dialogs rather than know.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -48,20 +52,26 @@ class _History:
 
 
 class RuleBasedSystem:
-    def __init__(self, field_values: dict[str, str], answers_to_options: dict[str, bool]) -> None:
+    def __init__(self, field_values: dict[str, str], answers_to_options: dict[str, bool],
+                 replies_after_calls: dict[str, str] | None = None) -> None:
         self.field_values = field_values  # word -> request field, from the KB
         self.answers_to_options = answers_to_options  # user answer -> accepted?
+        # user utterance after an API call, naming no field -> the bot's reply
+        self.replies_after_calls = replies_after_calls or {}
 
     @classmethod
     def fit(cls, task: TaskData) -> RuleBasedSystem:
         attribute_fields = {attribute: name for name, attribute in _FIELD_ATTRIBUTES.items()}
         field_values = {value: attribute_fields[attribute] for _entity, attribute, value in task.facts
                         if attribute in attribute_fields}
-        answers: dict[str, bool] = {}
+        system = cls(field_values, {})
         for example in task.split("trn"):
-            if example.memory and example.memory[-1].startswith(_OPTION_PREFIX):
-                answers[example.query] = example.answer == BOT_BOOKING
-        return cls(field_values, answers)
+            last = example.memory[-1] if example.memory else ""
+            if last.startswith(_OPTION_PREFIX):
+                system.answers_to_options[example.query] = example.answer == BOT_BOOKING
+            elif is_api_call(last) and not is_silence(example.query) and not system._mentions_a_field(example.query):
+                system.replies_after_calls[example.query] = example.answer
+        return system
 
     def _read(self, example: TurnExample) -> _History:
         history = _History()
@@ -93,6 +103,12 @@ class RuleBasedSystem:
             return self.answers_to_options[answer]
         return not (_REJECT_WORDS & set(answer.split()))
 
+    def _reply_after_call(self, query: str) -> str:
+        """The learned reply; for words never seen there, the reply training gave most often."""
+        if query in self.replies_after_calls:
+            return self.replies_after_calls[query]
+        return Counter(self.replies_after_calls.values()).most_common(1)[0][0]
+
     @staticmethod
     def _next_option(history: _History) -> str:
         remaining = [name for name in history.results if name not in history.proposed]
@@ -121,7 +137,11 @@ class RuleBasedSystem:
         if is_api_call(last) or last == BOT_ANYTHING_TO_UPDATE:
             if is_api_call(last) and is_silence(query):
                 return self._next_option(history)
-            return BOT_ANYTHING_TO_UPDATE if self._mentions_a_field(query) else BOT_LOOKING
+            if self._mentions_a_field(query):
+                return BOT_ANYTHING_TO_UPDATE
+            if is_api_call(last) and self.replies_after_calls:
+                return self._reply_after_call(query)
+            return BOT_LOOKING
         if last.startswith(_OPTION_PREFIX):
             return BOT_BOOKING if self._accepts(query) else BOT_OTHER_OPTION
         if last == BOT_OTHER_OPTION:

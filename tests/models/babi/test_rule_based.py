@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from data.babi.generation import GenerationPlan, generate
@@ -31,3 +33,27 @@ def test_unseen_answers_to_an_option_fall_back_to_keywords(corpus) -> None:
     system = RuleBasedSystem.fit(TaskData.load(corpus[3]))
     assert system._accepts("let's do it") and not system._accepts("no this does not work for me")  # learned
     assert system._accepts("sounds wonderful") and not system._accepts("i want another one")  # never seen
+
+
+def test_replies_after_the_last_api_call_are_learned_as_the_public_task_2_has_them(corpus, tmp_path) -> None:
+    """The public task 2 goes on after its last API call ("thank you" -> "you're welcome"); ours stops there. The
+    rules learn the reply from training, and give it to thanks worded as training never did."""
+    files = corpus[2]
+
+    def thanked(source, said: tuple[str, ...]):
+        dialogs = source.read_text().strip().split("\n\n")
+        ended = []
+        for i, dialog in enumerate(dialogs):
+            last = int(dialog.splitlines()[-1].split(" ", 1)[0])
+            ended.append(f"{dialog}\n{last + 1} {said[i % len(said)]}\tyou're welcome")
+        target = tmp_path / source.name
+        target.write_text("\n\n".join(ended) + "\n\n")
+        return target
+
+    splits = {"trn": thanked(files.splits["trn"], ("thank you", "you rock")),
+              "tst": thanked(files.splits["tst"], ("thank you", "many thanks indeed"))}
+    task = TaskData.load(replace(files, splits=splits), splits=["trn", "tst"])
+    system = RuleBasedSystem.fit(task)
+    examples = task.split("tst")
+    result = accuracy_report(examples, [system.predict(e) for e in examples])
+    assert result["per_response_accuracy"] == result["per_dialog_accuracy"] == 100.0
