@@ -1,7 +1,9 @@
 """Cost per example of the pipeline's Movie Dialog Trainer (the streamed joint MemN2N), one JSON line per phase.
 
     .venv/bin/python benchmarks/movie_training_speed.py --examples PIPELINE_ROOT/MovieExampleGen/examples/ID \
-        [--batch-size 128] [--epochs 1] [--sampled 1000] [--dense-updates]
+        [--batch-size 128] [--epochs 1] [--sampled 1000] [--learning-rate 0.005]
+        [--steps-per-execution 1]
+        [--dense-updates]
 
 It reads an Examples artifact of MovieExampleGen (what the Trainer reads) and times, in this process:
 
@@ -51,13 +53,17 @@ def timed(phase: str, dataset: tf.data.Dataset, count: int | None = None) -> int
 @click.option("--batch-size", default=StreamedConfig.batch_size, show_default=True)
 @click.option("--epochs", default=1, show_default=True)
 @click.option("--sampled", default=StreamedConfig.sampled, show_default=True)
+@click.option("--learning-rate", default=StreamedConfig.learning_rate, show_default=True)
+@click.option("--steps-per-execution", default=StreamedConfig.steps_per_execution, show_default=True)
 @click.option("--dense-updates", is_flag=True, help="Dense embedding gradients and Keras' Adam (row_updates off).")
-def main(examples: str, batch_size: int, epochs: int, sampled: int, dense_updates: bool) -> None:
+def main(examples: str, batch_size: int, epochs: int, sampled: int, learning_rate: float,
+         steps_per_execution: int, dense_updates: bool) -> None:
     resources = read_movie_resources(examples)
     train = sorted(glob.glob(posixpath.join(examples, "Split-train", "*")))
     dev = sorted(glob.glob(posixpath.join(examples, "Split-eval", "*")))
     config = replace(StreamedConfig(), batch_size=batch_size, epochs=epochs, patience=None, sampled=sampled,
-                     row_updates=not dense_updates)
+                     learning_rate=learning_rate,
+                     row_updates=not dense_updates, steps_per_execution=steps_per_execution)
     candidates = MovieCandidates.from_json(resources["candidates"])
     started = time.perf_counter()
     counts, longest = count_tokens(train)
@@ -70,7 +76,8 @@ def main(examples: str, batch_size: int, epochs: int, sampled: int, dense_update
         emit({"phase": "epoch", "epoch": epoch["epoch"], "seconds": epoch["seconds"], "examples": size,
               "ms_per_example": round(1000 * epoch["seconds"] / size, 4), "eval_seconds": epoch["eval_seconds"],
               "dev_hits": epoch["dev_hits"], "batch_size": batch_size, "sampled": sampled,
-              "row_updates": config.row_updates})
+              "row_updates": config.row_updates, "steps_per_execution": steps_per_execution,
+              "learning_rate": learning_rate})
     emit({"phase": "peak", "rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2, 2),
           "vocabulary_size": summary["vocabulary_size"], "candidates": summary["candidates"],
           "kb_sentences": summary["kb_sentences"]})

@@ -69,3 +69,18 @@ def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_pat
                 query = model._normalised(model._bag_matrix([bag]))
                 candidates = model._typed_candidates(set(bag)) if types else model._plain
                 np.testing.assert_array_equal(batched, (candidates @ query.T).toarray().ravel())
+
+
+def test_type_words_of_enough_weight_move_the_api_call_above_a_repeated_greeting() -> None:
+    """Against a whole history the greeting the bot already said shares the most words with the input; the API call
+    wins once its type words (cuisine, location: said, and in the call) weigh enough. Fails if match type has no
+    effect on the scores."""
+    types = {"thai": "cuisine", "paris": "location", "rome": "location"}
+    history = ("hello", "hello what can i help you with today", "i want thai food in rome for us", "i'm on it")
+    documents = CANDIDATES + list(history) + ["i'm on it", "i want food", "hello", "for us please"]
+    query = ex("<SILENCE>", memory=history)
+    untyped = TfIdfMatch(CANDIDATES, documents, None, use_history=True)
+    light, heavy = (TfIdfMatch(CANDIDATES, documents, types, use_history=True, type_weight=w) for w in (1.0, 10.0))
+    assert best_answers(untyped, [query]) == best_answers(light, [query]) == ["hello what can i help you with today"]
+    assert best_answers(heavy, [query]) == ["api_call thai rome"]
+    assert (heavy.scores(query) != untyped.scores(query)).any()
