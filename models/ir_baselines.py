@@ -1,10 +1,13 @@
 """Classical IR baselines of section 4.2 of Bordes et al. (2017): TF-IDF match and nearest neighbour.
 
 TF-IDF match ranks every candidate by the TF-IDF weighted cosine between the input (the last user utterance, or
-the whole history) and the candidate. With match type (4.5), each input word that is a KB entity adds its type
-word to the input, and each candidate word that is a KB entity also present in the input adds its type word to
-the candidate. Nearest neighbour answers with the response of the training utterance that shares the most words
-with the last user utterance; among tied utterances, the response that co-occurs most often with them wins.
+the whole history) and the candidate. With match type (4.5), a candidate gains the type word of each of its words
+that is a KB entity said in the input or the memory (the paper's three conditions), and the input gains the type
+word of each KB entity said in the input or the memory, so that the two meet in the cosine; whatever the input,
+the conversation is where entities are looked for (the last utterance before an API call is silence).
+
+Nearest neighbour answers with the response of the training utterance that shares the most words with the last
+user utterance; among tied utterances, the response that co-occurs most often with them wins.
 """
 
 from __future__ import annotations
@@ -25,9 +28,8 @@ class TfIdfMatch:
                  use_history: bool = False, type_weight: float = 1.0) -> None:
         """``documents`` (training utterances and candidates) give the IDF; ``entity_types`` turns on match type,
         whose type words weigh ``type_weight`` in the cosine (their IDF). Against a whole history's dozens of words,
-        a type word that weighs 1 is too light to move any answer to first place: on the public task 1 the figures
-        with and without type were the same at 1 and 3, and 22.9 against 6.1 at 10 (dev); the benchmark chooses
-        the weight on dev."""
+        a type word that weighs 1 is too light to move an answer to first place (on the public dev sets, no answer
+        of any task moved: docs/babi.md); the benchmark chooses the weight on dev."""
         self.candidates = list(candidates)
         self.entity_types = entity_types
         self.use_history = use_history
@@ -74,11 +76,16 @@ class TfIdfMatch:
         norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
         return sparse.diags(1.0 / np.maximum(norms, 1e-12)) @ weighted
 
+    @staticmethod
+    def _said(example: TurnExample) -> set[str]:
+        """The words of the input or the memory: where match type looks for entities."""
+        return set(tokenize(" ".join([*example.memory, example.query])))
+
     def _input_bag(self, example: TurnExample) -> Counter[str]:
         text = " ".join([*example.memory, example.query]) if self.use_history else example.query
         bag = Counter(tokenize(text))
         if self.entity_types:
-            for word in list(bag):
+            for word in self._said(example):
                 if word in self.entity_types:
                     bag[TYPE_PREFIX + self.entity_types[word]] += 1
         return bag
@@ -106,8 +113,8 @@ class TfIdfMatch:
         queries = self._normalised(self._bag_matrix(bags))  # [N, V]
         scores = (self._plain @ queries.T).toarray().T  # candidate rows first: each dot product sums as before
         if self.entity_types:
-            for i, bag in enumerate(bags):
-                typed, rows = self._typed_rows(set(bag))
+            for i, example in enumerate(examples):
+                typed, rows = self._typed_rows(self._said(example))
                 if rows.size:
                     scores[i, rows] = (typed @ queries[i].T).toarray().ravel()
         return scores

@@ -67,7 +67,7 @@ def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_pat
             for example, batched in zip(examples, model.batch_scores(examples), strict=True):
                 bag = model._input_bag(example)
                 query = model._normalised(model._bag_matrix([bag]))
-                candidates = model._typed_candidates(set(bag)) if types else model._plain
+                candidates = model._typed_candidates(model._said(example)) if types else model._plain
                 np.testing.assert_array_equal(batched, (candidates @ query.T).toarray().ravel())
 
 
@@ -84,3 +84,13 @@ def test_type_words_of_enough_weight_move_the_api_call_above_a_repeated_greeting
     assert best_answers(untyped, [query]) == best_answers(light, [query]) == ["hello what can i help you with today"]
     assert best_answers(heavy, [query]) == ["api_call thai rome"]
     assert (heavy.scores(query) != untyped.scores(query)).any()
+
+
+def test_match_type_looks_for_entities_in_the_memory_when_the_input_is_the_last_utterance() -> None:
+    """Section 4.5: a type word is added when the entity is in the input *or memory*. Before an API call the last
+    utterance is silence; the call whose entities were said earlier in the dialog is typed all the same."""
+    types = {"thai": "cuisine", "paris": "location", "rome": "location"}
+    query = ex("<SILENCE>", memory=("i want thai food", "in rome"))
+    typed = TfIdfMatch(CANDIDATES, CANDIDATES, types, use_history=False, type_weight=10.0)
+    assert best_answers(typed, [query]) == ["api_call thai rome"]
+    assert best_answers(TfIdfMatch(CANDIDATES, CANDIDATES, None, use_history=False), [query]) != ["api_call thai rome"]
