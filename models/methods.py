@@ -129,12 +129,14 @@ class Method(Protocol[Task]):
 
 @dataclass(frozen=True)
 class Registered:
-    """A method in the registry: its name, the paper whose tables it belongs to, the title a table prints."""
+    """A method in the registry: its name, the paper whose tables it belongs to, the title a table prints, and
+    whether its fit depends on ``Settings.seed`` (a table over several seeds runs the others once)."""
 
     name: str
     paper: str
     title: str
     function: Callable[[Any, Path | str, Settings], Ranker]
+    seeded: bool = True
 
     def fit(self, task: Any, work_dir: Path | str, settings: Settings) -> Ranker:
         return self.function(task, work_dir, settings)
@@ -143,13 +145,14 @@ class Registered:
 REGISTRY: dict[str, Registered] = {}
 
 
-def register(name: str, paper: str, title: str) -> Callable[[Callable], Callable]:
-    """Register ``function(task, work_dir, settings) -> Ranker`` as the method ``name`` of ``paper``. Names are
-    unique across papers: a second registration of a name is an error, not a silent replacement."""
+def register(name: str, paper: str, title: str, seeded: bool = True) -> Callable[[Callable], Callable]:
+    """Register ``function(task, work_dir, settings) -> Ranker`` as the method ``name`` of ``paper`` (``seeded``:
+    whether its fit depends on the training seed). Names are unique across papers: a second registration of a name
+    is an error, not a silent replacement."""
     def add(function: Callable[[Any, Path, Settings], Ranker]) -> Callable[[Any, Path, Settings], Ranker]:
         if name in REGISTRY:
             raise ValueError(f"method {name!r} is registered twice ({REGISTRY[name].paper}, {paper})")
-        REGISTRY[name] = Registered(name, paper, title, function)
+        REGISTRY[name] = Registered(name, paper, title, function, seeded)
         return function
 
     return add

@@ -45,7 +45,7 @@ def dev_accuracy(ranker: Ranker, dev: Sequence[TurnExample]) -> float:
     return accuracy_report(dev, best_answers(ranker, dev))["per_response_accuracy"]
 
 
-@register("rule_based", PAPER, "Rule-based")
+@register("rule_based", PAPER, "Rule-based", seeded=False)
 def rule_based(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
     """Tasks 1-5: the simulator's rules; task 6: the DSTC2 rules, their question order and policy chosen on dev."""
     if task.task == 6:
@@ -81,11 +81,11 @@ def _tfidf(with_types: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
     return fit
 
 
-register("tfidf", PAPER, "TF-IDF (no type)")(_tfidf(False))
-register("tfidf_type", PAPER, "TF-IDF (+ type)")(_tfidf(True))
+register("tfidf", PAPER, "TF-IDF (no type)", seeded=False)(_tfidf(False))
+register("tfidf_type", PAPER, "TF-IDF (+ type)", seeded=False)(_tfidf(True))
 
 
-@register("nearest_neighbour", PAPER, "Nearest neighbour")
+@register("nearest_neighbour", PAPER, "Nearest neighbour", seeded=False)
 def nearest_neighbour(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
     return Fitted(NearestNeighbour(task.split("trn")))
 
@@ -99,7 +99,8 @@ def _train(task: TaskData, config: TrainConfig, out: Path, settings: Settings,
 @register("embeddings", PAPER, "Supervised embeddings")
 def embeddings(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
     """Table 8 as it is (its learning rates work with Adam here)."""
-    config = settings.config or paper_config(task.task, model="embeddings", epochs=epochs_of(settings))
+    config = settings.config or paper_config(task.task, model="embeddings", epochs=epochs_of(settings),
+                                                 seed=settings.seed)
     summary = _train(task, config, work_dir, settings)
     note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
             f"({summary['dev_per_response_accuracy']}%), {summary['train_seconds']} s")
@@ -113,7 +114,7 @@ def _memn2n_recipe(task: TaskData, settings: Settings, match_type: bool) -> list
     :data:`~models.babi.presets.OOV_DEV_STEP`."""
     epochs = epochs_of(settings)
     config = paper_config(task.task, match_type=match_type, epochs=epochs, only_learned_words=True,
-                          per_occurrence_gradient=True, select_on_oov_dev=True)
+                          per_occurrence_gradient=True, select_on_oov_dev=True, seed=settings.seed)
     return [config, replace(config, **{**OOV_DEV_STEP, "epochs": min(epochs, OOV_DEV_STEP["epochs"])})]
 
 
@@ -160,10 +161,10 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
     """The template ranker of ``task`` in this run (trained once: the ablations share its template model and
     lexicon, through ``settings.memo``), its summary and the directory of its SavedModel."""
     epochs = epochs_of(settings)
-    key = ("template_ranker", id(task), epochs, dialog_state)
+    key = ("template_ranker", id(task), epochs, dialog_state, settings.seed)
     if key not in settings.memo:
         config = settings.config or paper_config(task.task, model="template", epochs=epochs,
-                                                 dialog_state=dialog_state)
+                                                 dialog_state=dialog_state, seed=settings.seed)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own
@@ -215,7 +216,7 @@ def template_memn2n_learned_filling(task: TaskData, work_dir: Path, settings: Se
     learns everything (the row beside the feature-based filler and its ablations)."""
     ranker, _, _ = _template_ranker(task, work_dir / "template", settings)
     epochs = epochs_of(settings)
-    config = paper_config(task.task, match_type=True, epochs=epochs, only_learned_words=True)
+    config = paper_config(task.task, match_type=True, epochs=epochs, only_learned_words=True, seed=settings.seed)
     summary = _train(task, config, work_dir / "filling", settings, top_k=LEARNED_FILL_DEPTH)
     return Fitted(RankedFilling(ranker, ExportedRanker(work_dir / "filling")),
                   f"the template model above; filled by a MemN2N with match type (best epoch {summary['best_epoch']}"

@@ -31,7 +31,7 @@ class Cell:
     per_dialog: float | None
     seconds: float
     note: str = ""
-    spread: float | None = None  # a (folds) row: the standard deviation of per-response accuracy over the folds
+    spread: float | None = None  # standard deviation of per-response accuracy over the folds (a (folds) row) or seeds
     kinds: dict[str, tuple[float, float, int]] = field(default_factory=dict)  # kind -> (accuracy, spread, turns)
 
 

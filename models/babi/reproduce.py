@@ -47,6 +47,39 @@ def _fit(method: str, task: TaskData, work: Path, settings: Settings) -> tuple[R
     return ranker, note_of(ranker)
 
 
+def _seed_cells(method: str, task: TaskData, work: Path, settings: Settings, splits: Sequence[str],
+                seeds: int, progress: Callable[[str], None]) -> list[Cell]:
+    """``method`` trained with seeds 0 .. ``seeds`` - 1 (each chosen on dev as a single run is): a cell per split
+    with the mean over seeds and their standard deviation (``spread``), per kind too."""
+    runs: dict[str, list[Cell]] = {split: [] for split in splits}
+    notes = []
+    for seed in range(seeds):
+        started = time.perf_counter()
+        ranker, note = _fit(method, task, work / f"seed{seed}", replace(settings, seed=seed))
+        if ranker is None:
+            return [Cell(row_name(task.task, split), method, None, None, 0.0, note) for split in splits]
+        fit_seconds = time.perf_counter() - started
+        notes.append(f"seed {seed}: {note}")
+        for split in splits:
+            runs[split].append(_scored(row_name(task.task, split), method, ranker, task.split(split), fit_seconds,
+                                       note))
+        progress(f"T{task.task} {title(method)} seed {seed}: "
+                 + ", ".join(f"{split} {runs[split][-1].per_response}" for split in splits))
+    cells = []
+    for split, scored in runs.items():
+        kinds = {}
+        for kind in KINDS:
+            values = [cell.kinds[kind] for cell in scored if kind in cell.kinds]
+            if len(values) == len(scored):
+                kinds[kind] = (*mean_and_spread([v[0] for v in values]), values[0][2])
+        per_response, spread = mean_and_spread([cell.per_response for cell in scored])
+        cells.append(Cell(row_name(task.task, split), method, per_response,
+                          mean_and_spread([cell.per_dialog for cell in scored])[0],
+                          sum(cell.seconds for cell in scored), f"mean over seeds 0-{seeds - 1}; " + "; ".join(notes),
+                          spread, kinds))
+    return cells
+
+
 def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun],
                 progress: Callable[[str], None]) -> list[Cell]:
     """``method`` chosen on folds of trn (``runs``: models.babi.folds, made once per task so that every method
@@ -83,10 +116,11 @@ def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, run
 
 def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS,
                   tasks: Sequence[int] | None = None, epochs: int = DEFAULT_EPOCHS,
-                  progress: Callable[[str], None] = print, folds: int = DEFAULT_FOLDS) -> list[Cell]:
+                  progress: Callable[[str], None] = print, folds: int = DEFAULT_FOLDS, seeds: int = 1) -> list[Cell]:
     """Every method on every dialog-bAbI task present (``tasks``: only those), written to ``out`` (Markdown) and
     ``out`` with ``.csv``. The tasks of :data:`FOLD_TASKS` choose on ``folds`` folds of trn (0: on dev, as the
-    others)."""
+    others). With ``seeds`` > 1 the methods that learn are trained with seeds 0 .. seeds - 1 and each cell is the
+    mean and standard deviation over them (on the tasks chosen on dev; fold tasks already report a spread)."""
     known = registry.names("babi")
     unknown = sorted(set(methods) - set(known))
     if unknown:
@@ -112,6 +146,8 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
             for method in methods:
                 if use_folds:
                     new = _fold_cells(task, method, Path(work), settings, runs, progress)
+                elif seeds > 1 and registry.get(method, "babi").seeded:
+                    new = _seed_cells(method, task, Path(work) / method, settings, test_splits, seeds, progress)
                 else:
                     started = time.perf_counter()
                     ranker, note = _fit(method, task, Path(work), settings)
@@ -131,12 +167,12 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
 
 def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS, tasks: Sequence[int] = (),
               epochs: int | None = None, progress: Callable[[str], None] = print,
-              folds: int = DEFAULT_FOLDS) -> list[Path]:
+              folds: int = DEFAULT_FOLDS, seeds: int = 1) -> list[Path]:
     """Table 2 when the corpus holds dialog-bAbI tasks other than banking (``tasks``: only those); the files
     written (none for another layout)."""
     if not [t for t in discover(data) if t != BANKING_TASK and (not tasks or t in tasks)]:
         return []
-    run_benchmark(data, out, methods, tasks, epochs or DEFAULT_EPOCHS, progress, folds)
+    run_benchmark(data, out, methods, tasks, epochs or DEFAULT_EPOCHS, progress, folds, seeds)
     out = Path(out)
     return [out, out.with_suffix(".csv")]
 

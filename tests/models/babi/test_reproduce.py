@@ -86,3 +86,19 @@ def test_every_method_of_a_run_sees_the_same_folds(tmp_path: Path, monkeypatch) 
     cells = run_benchmark(data, tmp_path / "t.md", methods=["nearest_neighbour", "tfidf"], tasks=(6,), folds=3,
                           progress=lambda line: None)
     assert made == [6] and {c.row for c in cells} == {"T6 (folds)", "T6 (dev)", "T6"}
+
+
+def test_seeds_train_the_learning_methods_once_per_seed_and_the_others_once(tmp_path: Path) -> None:
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=4, dialogs_per_split=6, tasks=(1,)), data, runner="local")
+    lines: list[str] = []
+    cells = run_benchmark(data, tmp_path / "t.md", methods=["rule_based", "embeddings"], epochs=1,
+                          progress=lines.append, seeds=3)
+    by_method = {(cell.row, cell.method): cell for cell in cells}
+    learned, rules = by_method[("T1", "embeddings")], by_method[("T1", "rule_based")]
+    per_seed = [float(found.group(1)) for line in lines if (found := re.search(r" seed \d: tst ([0-9.]+)", line))]
+    assert len(per_seed) == 3 and rules.spread is None and "seed" not in rules.note
+    # Each seed trains its own model: one epoch on six dialogs leaves them apart, and the cell is their mean.
+    assert len(set(per_seed)) > 1 and learned.spread > 0
+    assert abs(learned.per_response - sum(per_seed) / 3) < 0.01
+    assert "mean over seeds 0-2" in learned.note
