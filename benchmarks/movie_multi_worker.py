@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-import socket
 import subprocess
 import sys
 import tempfile
@@ -69,16 +68,6 @@ def train(examples_dir: str, artifacts_dir: str, epochs: int) -> None:
         "run_fn": "components.movie_trainer.run_fn", "custom_config": json.dumps(config)})
 
 
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for sock in sockets:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
-
-
 def child(*args: str, tf_config: dict | None = None) -> subprocess.Popen:
     env = {key: value for key, value in os.environ.items() if key != "TF_CONFIG"}
     env["PYTHONPATH"] = str(REPOSITORY)
@@ -105,14 +94,14 @@ def main(scale: str, epochs: int, child_mode: str | None, paths: tuple[str, ...]
         return prepare(*paths, scale)
     if child_mode == "train":
         return train(*paths, epochs)
+    from models.distribute import localhost_cluster  # no TensorFlow in this parent process
+
     with tempfile.TemporaryDirectory() as work:
         corpus, examples = posixpath.join(work, "corpus"), posixpath.join(work, "examples")
         finish(child("--child-mode", "prepare", "--scale", scale, corpus, examples))
         runs = {"one process": {}}
-        a, b = free_ports(2)
-        cluster = {"chief": [f"localhost:{a}"], "worker": [f"localhost:{b}"]}
-        runs["two workers"] = {"chief": {"cluster": cluster, "task": {"type": "chief", "index": 0}},
-                               "worker": {"cluster": cluster, "task": {"type": "worker", "index": 0}}}
+        chief, worker = localhost_cluster(2)
+        runs["two workers"] = {"chief": chief, "worker": worker}
         for name, configs in runs.items():
             artifacts = posixpath.join(work, name.replace(" ", "-"))
             started = time.perf_counter()

@@ -58,9 +58,10 @@ def _corpus(input_base: str) -> MovieCorpus:
     return corpus
 
 
-def movie_candidates(corpus: MovieCorpus) -> MovieCandidates:
-    return MovieCandidates.of(corpus.entity_list(), {split: read_candidates(path)
-                                                     for split, path in corpus.candidates.items()})
+def movie_candidates(corpus: MovieCorpus, entities: list[str] | None = None) -> MovieCandidates:
+    """The entities (``entities``, when the caller has read them already), then the task-4 candidate files."""
+    entities = corpus.entity_list() if entities is None else entities
+    return MovieCandidates.of(entities, {split: read_candidates(path) for split, path in corpus.candidates.items()})
 
 
 def _file_examples(job: tuple[str, int, str, str]) -> Iterator[bytes]:
@@ -68,9 +69,9 @@ def _file_examples(job: tuple[str, int, str, str]) -> Iterator[bytes]:
     would be pickled with every bundle)."""
     path, task, split, input_base = job
     corpus = _corpus(input_base)
-    candidates = movie_candidates(corpus)
-    indices = candidates.indices()
     entities = corpus.entity_list()
+    candidates = movie_candidates(corpus, entities)
+    indices = candidates.indices()
     parser = Parser(entities)
     chunk: list[MovieExample] = []
     with fileio.open(path, "r") as lines:
@@ -98,10 +99,11 @@ def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int
 
 
 def write_movie_resources(examples_uri: str, corpus: MovieCorpus) -> None:
-    triples = read_kb(corpus.kb, corpus.entity_list()) if corpus.kb is not None else []
+    entities = corpus.entity_list()
+    triples = read_kb(corpus.kb, entities) if corpus.kb is not None else []
     write_text_atomic(posixpath.join(examples_uri, RESOURCES_FILE), json.dumps({
-        "tasks": sorted(corpus.tasks), "entities": corpus.entity_list(),
-        "candidates": movie_candidates(corpus).to_json(),
+        "tasks": sorted(corpus.tasks), "entities": entities,
+        "candidates": movie_candidates(corpus, entities).to_json(),
         "triples": [[t.subject, t.relation, t.value] for t in triples]}), GFILE)
 
 

@@ -138,3 +138,19 @@ def scratch_dir(worker: Worker) -> str | None:
     if worker.is_chief:
         return None
     return tempfile.mkdtemp(prefix=f"dialog-{worker.task_type}-{worker.task_index}-")
+
+
+def localhost_cluster(workers: int) -> list[dict[str, Any]]:
+    """The ``TF_CONFIG`` of each of a chief and ``workers`` - 1 workers on this machine, on free ports, as Vertex AI
+    names its pools: for tests and benchmarks that start the processes themselves."""
+    import socket
+
+    sockets = [socket.socket() for _ in range(workers)]
+    for sock in sockets:
+        sock.bind(("localhost", 0))
+    chief, *others = (f"localhost:{sock.getsockname()[1]}" for sock in sockets)
+    for sock in sockets:
+        sock.close()
+    cluster = {"chief": [chief], "worker": others}
+    return [{"cluster": cluster, "task": {"type": "chief", "index": 0}},
+            *({"cluster": cluster, "task": {"type": "worker", "index": i}} for i in range(len(others)))]

@@ -256,9 +256,9 @@ def count_tokens(files: Sequence[str], batch_size: int = 4096) -> tuple[Counter,
 
 @dataclass
 class MovieModelParts:
-    """What training and serving build from the corpus resources and the token counts."""
+    """What training and serving build from the corpus resources and the token counts (the dictionary and the KB
+    lookup are ``features.text``)."""
 
-    text: GraphEntityText
     features: MovieFeatures
     spec: FeatureSpec
     candidates: MovieCandidates
@@ -279,7 +279,7 @@ def build_parts(entities: Sequence[str], triples: Sequence[Sequence[str]], candi
     spec = spec_from_sentences(candidate_tokens, [], [*kb, *words, *entity_tokens],
                                memory_size=config.max_memory)
     spec = replace(spec, sentence_size=min(40, max(spec.sentence_size, longest)))
-    return MovieModelParts(text, MovieFeatures(text, spec), spec, candidates)
+    return MovieModelParts(MovieFeatures(text, spec), spec, candidates)
 
 
 def training_data(parts: MovieModelParts, files: Sequence[str], config: StreamedConfig) -> tf.data.Dataset:
@@ -358,7 +358,7 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
     fitted = time.perf_counter()
     model.fit(training_data(parts, train_files, config), epochs=config.epochs, verbose=verbose, callbacks=callbacks)
     summary = {"config": asdict(config), "vocabulary_size": len(parts.spec.vocabulary),
-               "candidates": len(parts.spec.candidates), "kb_sentences": parts.text.kb_size,
+               "candidates": len(parts.spec.candidates), "kb_sentences": parts.features.text.kb_size,
                "memory_size": parts.spec.memory_size, "sentence_size": parts.spec.sentence_size,
                "best_epoch": best.best_epoch, "dev_mean_hits": round(best.best, 2),
                "dev_hits": best.history[best.best_epoch - 1]["dev_hits"] if best.best_epoch else {},

@@ -5,7 +5,6 @@ only the chief writes it."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,22 +12,12 @@ from pathlib import Path
 import pytest
 
 from data.babi.generation import GenerationPlan, generate
-from models.distribute import Worker, scratch_dir, worker_of
+from models.distribute import Worker, localhost_cluster, scratch_dir, worker_of
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("multi_worker_run.py")
 EPOCHS = 4
 SUMMARY = Path("model_run") / "training_summary.json"
-
-
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for sock in sockets:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
 
 
 def start(tmp_path: Path, name: str, artifacts: Path, tf_config: dict | None = None) -> subprocess.Popen:
@@ -45,12 +34,11 @@ def start(tmp_path: Path, name: str, artifacts: Path, tf_config: dict | None = N
 
 def test_two_workers_train_the_single_process_model_and_only_the_chief_writes_it(tmp_path: Path) -> None:
     generate(GenerationPlan(seed=0, dialogs_per_split=30, tasks=(1,)), tmp_path / "corpus", runner="local")
-    chief, worker = (f"localhost:{port}" for port in free_ports(2))
-    cluster = {"chief": [chief], "worker": [worker]}  # as Vertex AI names its worker pools 0 and 1
+    chief, worker = localhost_cluster(2)  # as Vertex AI names its worker pools 0 and 1
     shared, single = tmp_path / "job", tmp_path / "single"  # the workers of one job share its artifacts
     children = {
-        "chief": start(tmp_path, "chief", shared, {"cluster": cluster, "task": {"type": "chief", "index": 0}}),
-        "worker": start(tmp_path, "worker", shared, {"cluster": cluster, "task": {"type": "worker", "index": 0}}),
+        "chief": start(tmp_path, "chief", shared, chief),
+        "worker": start(tmp_path, "worker", shared, worker),
         "single": start(tmp_path, "single", single),
     }
     try:
