@@ -51,7 +51,9 @@ def movie_input_config() -> example_gen_pb2.Input:
 
 
 def _corpus(input_base: str) -> MovieCorpus:
-    corpus = discover_movie_corpus(input_base)
+    """The corpus under ``input_base``: on the local disk, or (``gs://`` and the like, as on Dataflow or Vertex AI)
+    through TensorFlow's file systems."""
+    corpus = discover_movie_corpus(input_base, GFILE if "://" in input_base else None)
     if corpus.entities is None or corpus.kb is None:
         raise FileNotFoundError(f"{input_base}: a Movie Dialog corpus needs entities.txt and movie_kb.txt (the "
                                 "candidates of tasks 1-3 and the long-term memory)")
@@ -61,7 +63,8 @@ def _corpus(input_base: str) -> MovieCorpus:
 def movie_candidates(corpus: MovieCorpus, entities: list[str] | None = None) -> MovieCandidates:
     """The entities (``entities``, when the caller has read them already), then the task-4 candidate files."""
     entities = corpus.entity_list() if entities is None else entities
-    return MovieCandidates.of(entities, {split: read_candidates(path) for split, path in corpus.candidates.items()})
+    return MovieCandidates.of(entities, {split: read_candidates(path, corpus.fs)
+                                         for split, path in corpus.candidates.items()})
 
 
 def _file_examples(job: tuple[str, int, str, str]) -> Iterator[bytes]:
@@ -100,7 +103,7 @@ def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int
 
 def write_movie_resources(examples_uri: str, corpus: MovieCorpus) -> None:
     entities = corpus.entity_list()
-    triples = read_kb(corpus.kb, entities) if corpus.kb is not None else []
+    triples = read_kb(corpus.kb, entities, corpus.fs) if corpus.kb is not None else []
     write_text_atomic(posixpath.join(examples_uri, RESOURCES_FILE), json.dumps({
         "tasks": sorted(corpus.tasks), "entities": entities,
         "candidates": movie_candidates(corpus, entities).to_json(),

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from data.atomic import write_text_atomic
+from data.atomic import FileSystem, write_text_atomic
 from data.corpus import (
     NO_RESULT,
     CandidateFile,
@@ -186,10 +186,15 @@ def render_kb(kb_file: KBFile) -> str:
 # ---------------------------------------------------------------------------------------------- files
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The file's text; a path that cannot be read (a directory, a broken link) is a FormatError naming it."""
+def read_text(path: str | os.PathLike[str], fs: FileSystem | None = None) -> str:
+    """The file's text (through ``fs`` when given: a corpus on ``gs://`` read with TensorFlow's file systems); a path
+    that cannot be read (a directory, a broken link) is a FormatError naming it."""
     try:
-        data = Path(path).read_bytes()
+        if fs is None:
+            data = Path(path).read_bytes()
+        else:
+            with fs.open(os.fspath(path), "rb") as handle:
+                data = handle.read()
     except OSError as error:
         raise FormatError(path, None, f"cannot be read ({error.strerror or error})") from None
     return decode(data, path)

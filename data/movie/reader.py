@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from data.atomic import FileSystem
 from data.babi_format import FormatError, read_text
 
 TASK_DIRECTORIES = {1: "task1_qa", 2: "task2_recs", 3: "task3_qarecs", 4: "task4_reddit"}
@@ -52,24 +53,43 @@ class Triple:
 
 @dataclass
 class MovieCorpus:
-    """Paths of a corpus in the public layout; ``tasks[task][split]`` is a dialog file."""
+    """Paths of a corpus in the public layout; ``tasks[task][split]`` is a dialog file. ``fs``: the file system they
+    are read through (None: the local disk, and the paths are ``Path``s; else strings, ``gs://...``)."""
 
-    root: Path
-    tasks: dict[int, dict[str, Path]]
-    entities: Path | None
-    kb: Path | None
-    candidates: dict[str, Path]  # task 4: split -> candidate file
+    root: Path | str
+    tasks: dict[int, dict[str, Path | str]]
+    entities: Path | str | None
+    kb: Path | str | None
+    candidates: dict[str, Path | str]  # task 4: split -> candidate file
+    fs: FileSystem | None = None
 
     def entity_list(self) -> list[str]:
-        return read_entities(self.entities) if self.entities else []
+        return read_entities(self.entities, self.fs) if self.entities else []
 
 
-def _task_file(root: Path, task: int, split: str, pipe: bool) -> Path | None:
+class _Files:
+    """Paths under a corpus root and whether a file is there: ``Path``s on the local disk, strings joined with
+    ``/`` through ``fs`` otherwise."""
+
+    def __init__(self, root: str | Path, fs: FileSystem | None) -> None:
+        self.fs = fs
+        self.root: Path | str = Path(root) if fs is None else str(root).rstrip("/")
+
+    def at(self, *parts: str) -> Path | str:
+        return self.root.joinpath(*parts) if isinstance(self.root, Path) else posixpath.join(self.root, *parts)
+
+    def is_file(self, path: Path | str) -> bool:
+        if self.fs is None:
+            return Path(path).is_file()
+        return self.fs.exists(str(path)) and not self.fs.isdir(str(path))
+
+
+def _task_file(files: _Files, task: int, split: str, pipe: bool) -> Path | str | None:
     name = TASK_DIRECTORIES[task]
     stem = f"{name}_pipe_" if pipe else f"{name}_"
-    for directory in (root / name, root / name / name, root):
-        path = directory / f"{stem}{split}.txt"
-        if path.is_file():
+    for directory in ((name,), (name, name), ()):
+        path = files.at(*directory, f"{stem}{split}.txt")
+        if files.is_file(path):
             return path
     return None
 
@@ -79,32 +99,32 @@ def is_movie_corpus(root: str | Path) -> bool:
     return any((Path(root) / name).is_dir() for name in TASK_DIRECTORIES.values())
 
 
-def discover_movie_corpus(root: str | Path) -> MovieCorpus:
-    """The files of a Movie Dialog corpus directory; the ``_pipe_`` task-1 files are preferred (no comma
-    ambiguity). Raises ValueError naming the directory when it holds no task file."""
-    root = Path(root)
-    tasks: dict[int, dict[str, Path]] = {}
-    candidates: dict[str, Path] = {}
+def discover_movie_corpus(root: str | Path, fs: FileSystem | None = None) -> MovieCorpus:
+    """The files of a Movie Dialog corpus directory (on the local disk, or through ``fs``); the ``_pipe_`` task-1
+    files are preferred (no comma ambiguity). Raises ValueError naming the directory when it holds no task file."""
+    files = _Files(root, fs)
+    tasks: dict[int, dict[str, Path | str]] = {}
+    candidates: dict[str, Path | str] = {}
     for task in TASK_DIRECTORIES:
         for split in SPLITS:
-            path = _task_file(root, task, split, pipe=True) or _task_file(root, task, split, pipe=False)
+            path = _task_file(files, task, split, pipe=True) or _task_file(files, task, split, pipe=False)
             if path is not None:
                 tasks.setdefault(task, {})[split] = path
     for split, suffix in CANDIDATE_SPLITS.items():
-        for directory in (root / "task4_reddit", root / "task4_reddit" / "task4_reddit", root):
-            path = directory / f"task4_reddit_cand-{suffix}.txt"
-            if path.is_file():
+        for directory in (("task4_reddit",), ("task4_reddit", "task4_reddit"), ()):
+            path = files.at(*directory, f"task4_reddit_cand-{suffix}.txt")
+            if files.is_file(path):
                 candidates[split] = path
                 break
     if not tasks:
         raise ValueError(f"{root}: no Movie Dialog task file (e.g. task1_qa/task1_qa_train.txt)")
-    kb = next((p for p in (root / "movie_kb.txt", root / "knowledge_base" / "kb.txt") if p.is_file()), None)
-    entities = root / "entities.txt"
-    return MovieCorpus(root, tasks, entities if entities.is_file() else None, kb, candidates)
+    kb = next((p for p in (files.at("movie_kb.txt"), files.at("knowledge_base", "kb.txt")) if files.is_file(p)), None)
+    entities = files.at("entities.txt")
+    return MovieCorpus(files.root, tasks, entities if files.is_file(entities) else None, kb, candidates, fs)
 
 
-def read_entities(path: str | Path) -> list[str]:
-    return [line.strip() for line in read_text(path).splitlines() if line.strip()]
+def read_entities(path: str | Path, fs: FileSystem | None = None) -> list[str]:
+    return [line.strip() for line in read_text(path, fs).splitlines() if line.strip()]
 
 
 def pieces_per_entity(known: Iterable[str], separator: str = ", ") -> int:
@@ -168,13 +188,13 @@ def iter_dialogs(lines: Iterable[str], path: str | Path, entities: Iterable[str]
         yield dialog
 
 
-def read_kb(path: str | Path, entities: Iterable[str] = ()) -> list[Triple]:
+def read_kb(path: str | Path, entities: Iterable[str] = (), fs: FileSystem | None = None) -> list[Triple]:
     """Triples of ``movie_kb.txt``: ``ID movie relation value, value`` (one line per movie and relation)."""
     known = set(entities)
     longest = pieces_per_entity(known)
     pattern = re.compile(r"(\d+) (.+?) (" + "|".join(RELATIONS) + r") (.+)")
     triples = []
-    for number, raw in enumerate(read_text(path).splitlines(), start=1):
+    for number, raw in enumerate(read_text(path, fs).splitlines(), start=1):
         if not raw.strip():
             continue
         match = pattern.fullmatch(raw)
@@ -186,9 +206,9 @@ def read_kb(path: str | Path, entities: Iterable[str] = ()) -> list[Triple]:
     return triples
 
 
-def read_candidates(path: str | Path) -> list[str]:
+def read_candidates(path: str | Path, fs: FileSystem | None = None) -> list[str]:
     """Task 4 candidates: one per line, with or without a leading ``1 ``."""
-    return [re.sub(r"^\d+ ", "", line) for line in read_text(path).splitlines() if line.strip()]
+    return [re.sub(r"^\d+ ", "", line) for line in read_text(path, fs).splitlines() if line.strip()]
 
 
 def text_words(text: str) -> list[str]:
