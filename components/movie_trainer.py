@@ -12,7 +12,7 @@ import json
 import posixpath
 import shutil
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tensorflow as tf
 from absl import logging
@@ -28,6 +28,9 @@ from models.distribute import scratch_dir, this_worker, training_strategy
 from models.gfile import GFILE
 from models.movie.records import MovieCandidates
 from models.movie.streamed import StreamedConfig, train_streamed
+
+if TYPE_CHECKING:
+    from components.vertex_training import VertexTraining
 
 
 def _files(patterns: list[str]) -> list[str]:
@@ -63,10 +66,16 @@ def run_fn(fn_args: FnArgs) -> None:
     logging.info("MovieTrainer: best epoch %d, dev hits %s", summary["best_epoch"], summary["dev_hits"])
 
 
-def MovieTrainer(examples: Any, config: StreamedConfig) -> Trainer:  # noqa: N802 (component)
-    """A Trainer fitting the streamed joint MemN2N with ``config``."""
+def MovieTrainer(examples: Any, config: StreamedConfig, *,  # noqa: N802 (component)
+                 vertex: VertexTraining | None = None) -> Trainer:
+    """A Trainer fitting the streamed joint MemN2N with ``config``; with ``vertex``, as a Vertex AI custom job on its
+    worker pool (whose replicas run the same executor, hence this ``run_fn``)."""
+    settings: dict[str, Any] = asdict(config)
+    spec = executor_spec.ExecutorClassSpec(Executor)
+    if vertex is not None:
+        settings, spec = {**settings, **vertex.custom_config()}, vertex.executor_spec()
     return Trainer(run_fn=f"{__name__}.run_fn", examples=examples,
                    train_args=trainer_pb2.TrainArgs(splits=["train"]),
                    eval_args=trainer_pb2.EvalArgs(splits=["eval"]),
-                   custom_config=asdict(config),
-                   custom_executor_spec=executor_spec.ExecutorClassSpec(Executor))
+                   custom_config=settings,
+                   custom_executor_spec=spec)

@@ -11,7 +11,8 @@ accelerators, in the project and region of the ``--beam_arg``s (``--project=``, 
 them train as one (``models.distribute``).
 
 The corpus directory is the run-time parameter ``data_root`` (set it when submitting the job), so the same JSON
-runs on any corpus in the dialog-bAbI layout. The container image is this repository installed with
+runs on any corpus in the dialog-bAbI layout; with ``--movie``, the Movie Dialog pipeline, on any corpus in that
+layout (its ``--profile`` is one of the Movie Dialog profiles). The container image is this repository installed with
 ``pip install -c constraints.txt .``; the Beam stages (ExampleGen, StatisticsGen, Evaluator, ...) run wherever
 ``--beam_arg`` points them: Dataflow as above, or a Flink / Spark job server with ``--runner=PortableRunner
 --job_endpoint=HOST:8099 --environment_type=DOCKER``.
@@ -32,8 +33,8 @@ from tfx.orchestration.kubeflow.v2 import kubeflow_v2_dag_runner  # noqa: E402
 
 from components.vertex_training import VertexTraining, parse_accelerator  # noqa: E402
 from data.layout import parse_tasks  # noqa: E402
-from pipeline.configs import CURATED_SCHEMA, PIPELINE_NAME, PROFILES  # noqa: E402
-from pipeline.pipeline import create_pipeline  # noqa: E402
+from pipeline.configs import CURATED_SCHEMA, MOVIE_PROFILES, MOVIE_SCHEMA, PIPELINE_NAME, PROFILES  # noqa: E402
+from pipeline.pipeline import create_movie_pipeline, create_pipeline  # noqa: E402
 
 OUTPUT_FILE = "dialog_pipeline.json"
 DEFAULT_MACHINE_TYPE = "n1-standard-4"  # an N1 machine: the one family every Vertex AI GPU attaches to
@@ -63,13 +64,20 @@ def vertex_training(image: str, beam_args: Sequence[str], workers: int = 1, acce
 def compile_pipeline(output_dir: str, image: str, pipeline_root: str, serving_model_dir: str,
                      default_data_root: str = "gs://BUCKET/corpora/restaurant", profile: str = "full",
                      tasks: Sequence[int] = (), beam_args: Sequence[str] = (),
-                     schema_file: str = str(CURATED_SCHEMA), vertex: VertexTraining | None = None) -> Path:
+                     schema_file: str | None = None, vertex: VertexTraining | None = None,
+                     movie: bool = False) -> Path:
     """Write ``output_dir/dialog_pipeline.json`` and return its path; with ``vertex`` (:func:`vertex_training`)
-    the Trainers run as Vertex AI jobs on its worker pool."""
+    the Trainers run as Vertex AI jobs on its worker pool; ``movie``: the Movie Dialog pipeline."""
     data_root = data_types.RuntimeParameter(name="data_root", ptype=str, default=default_data_root)
-    dag = create_pipeline(pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir,
-                          profile=PROFILES[profile], tasks=tasks, beam_pipeline_args=beam_args,
-                          schema_file=schema_file, vertex=vertex)
+    if movie:
+        dag = create_movie_pipeline(pipeline_root=pipeline_root, data_root=data_root,
+                                    serving_model_dir=serving_model_dir, profile=MOVIE_PROFILES[profile],
+                                    beam_pipeline_args=beam_args, schema_file=schema_file or str(MOVIE_SCHEMA),
+                                    vertex=vertex)
+    else:
+        dag = create_pipeline(pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir,
+                              profile=PROFILES[profile], tasks=tasks, beam_pipeline_args=beam_args,
+                              schema_file=schema_file or str(CURATED_SCHEMA), vertex=vertex)
     runner = kubeflow_v2_dag_runner.KubeflowV2DagRunner(
         config=kubeflow_v2_dag_runner.KubeflowV2DagRunnerConfig(default_image=image),
         output_dir=output_dir, output_filename=OUTPUT_FILE)
@@ -86,8 +94,10 @@ flags.DEFINE_string("data_root", "gs://BUCKET/corpora/restaurant", "Default of t
 flags.DEFINE_enum("profile", "full", list(PROFILES), "Training profile.")
 flags.DEFINE_list("tasks", [], "Tasks sharing one candidate set (default: all of the corpus).")
 flags.DEFINE_multi_string("beam_arg", [], "A Beam pipeline option (repeatable).")
-flags.DEFINE_string("schema_file", str(CURATED_SCHEMA),
-                    "The curated schema as the container sees it (the repository's pipeline/schema/schema.pbtxt).")
+flags.DEFINE_string("schema_file", None,
+                    "The curated schema as the container sees it (default: the repository's "
+                    "pipeline/schema/schema.pbtxt, or movie_schema.pbtxt with --movie).")
+flags.DEFINE_bool("movie", False, "Compile the Movie Dialog pipeline (data_root: a corpus in the Movie Dialog layout).")
 flags.DEFINE_integer("workers", 1, "Workers training each model together (>1: the Trainers run as Vertex AI jobs).",
                      lower_bound=1)
 flags.DEFINE_string("accelerator", None, "Accelerators of each training worker, TYPE:COUNT (e.g. NVIDIA_TESLA_T4:1; "
@@ -100,7 +110,7 @@ def main(argv: Sequence[str]) -> None:
     vertex = vertex_training(FLAGS.image, FLAGS.beam_arg, FLAGS.workers, FLAGS.accelerator, FLAGS.machine_type)
     path = compile_pipeline(FLAGS.output_dir, FLAGS.image, FLAGS.pipeline_root, FLAGS.serving_model_dir,
                             FLAGS.data_root, FLAGS.profile, parse_tasks(",".join(FLAGS.tasks)), FLAGS.beam_arg,
-                            FLAGS.schema_file, vertex)
+                            FLAGS.schema_file, vertex, FLAGS.movie)
     print(f"wrote {path} (pipeline {PIPELINE_NAME})")
 
 

@@ -127,9 +127,11 @@ def evaluated_and_pushed(name: str, trainer: Any, examples: Any, splits: Sequenc
 def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_dir: str, profile: MovieProfile,
                           metadata_connection_config: Any = None, beam_pipeline_args: Sequence[str] = (),
                           enable_cache: bool = True, schema_file: str = str(MOVIE_SCHEMA),
-                          pipeline_name: str = PIPELINE_NAME) -> tfx_pipeline.Pipeline:
+                          pipeline_name: str = PIPELINE_NAME,
+                          vertex: VertexTraining | None = None) -> tfx_pipeline.Pipeline:
     """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> the joint
-    MemN2N's MovieTrainer -> Evaluator (hits@k per task, blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
+    MemN2N's MovieTrainer (with ``vertex``, a Vertex AI job on its worker pool) -> Evaluator (hits@k per task,
+    blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
     # Imported here: a dialog-bAbI run that loaded the movie model's modules printed TensorFlow's "Exception ignored
     # in AtomicFunction.__del__" eighteen times as the interpreter shut down.
     from components.movie_example_gen import MovieExampleGen
@@ -141,7 +143,8 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
     checks = data_checks(example_gen, schema_file, tfdv.StatsOptions(use_sketch_based_topk_uniques=True),
                          candidate_check_splits="eval,test")
     name = COMPONENT_NAMES["memn2n"]
-    trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=profile.memn2n).with_id(f"{name}Trainer")
+    trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=profile.memn2n,
+                           vertex=vertex).with_id(f"{name}Trainer")
     trainer.add_upstream_node(checks[-1])
     return tfx_pipeline.Pipeline(
         pipeline_name=pipeline_name, pipeline_root=pipeline_root,
@@ -179,7 +182,7 @@ def create_pipeline(
             profile=profile if isinstance(profile, MovieProfile) else MOVIE_PROFILES[profile.name],
             metadata_connection_config=metadata_connection_config,
             beam_pipeline_args=beam_pipeline_args, enable_cache=enable_cache, pipeline_name=pipeline_name,
-            **({} if schema_file == str(CURATED_SCHEMA) else {"schema_file": schema_file}))
+            vertex=vertex, **({} if schema_file == str(CURATED_SCHEMA) else {"schema_file": schema_file}))
     if splits is None:
         splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
     # A corpus known only at run time (a RuntimeParameter) may hold challenge sets: it is sliced by them.

@@ -103,3 +103,23 @@ def test_the_vertex_job_runs_the_dialog_trainers_executor_on_its_pools() -> None
 def test_a_vertex_job_that_cannot_run_is_refused(beam_args: list[str], accelerator: str, refused: str) -> None:
     with pytest.raises(ValueError, match=refused):
         vertex_training("gcr.io/my-project/dialog:1", beam_args, accelerator=accelerator)
+
+
+def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path: Path) -> None:
+    FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=2",
+           "--movie", "--profile=quick", "--data_root=gs://bucket/corpora/movies",
+           *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
+    try:
+        main([])
+    finally:
+        FLAGS.unparse_flags()
+    spec = json.loads((tmp_path / OUTPUT_FILE).read_text())["pipelineSpec"]
+    tasks = spec["root"]["dag"]["tasks"]
+    assert {"MovieExampleGen", "DialogDataGate", "MemN2NTrainer", "MemN2NEvaluator", "MemN2NPusher"} <= set(tasks)
+    assert not any(name.startswith("Embeddings") or name.startswith("Template") for name in tasks)
+    config = trainer_config(spec, "MemN2NTrainer")
+    assert config["epochs"] == 2 and "sampled" in config  # the movie profile's StreamedConfig
+    pools = config[TRAINING_ARGS_KEY]["job_spec"]["worker_pool_specs"]
+    assert [pool["replica_count"] for pool in pools] == [1, 1]
+    executor = spec["deploymentSpec"]["executors"]["MemN2NTrainer_executor"]["container"]
+    assert "components.vertex_training.VertexExecutor" in executor["args"]
