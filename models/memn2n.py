@@ -234,8 +234,10 @@ class MemN2N(keras.Model):
         filled = ops.any(ops.greater(memory_ids, 0), axis=-1)  # [B, M]; empty slots never get attention
         used = tf.maximum(tf.reduce_max(tf.reduce_sum(tf.cast(filled, tf.int32), axis=1)), 1)
         memory_ids, filled = memory_ids[:, :used], filled[:, :used]
-        memories = bag_of_embeddings(self.C, memory_ids, self.gradient)  # [B, used, d]
         state = bag_of_embeddings(self.A, query_ids, self.gradient)  # [B, d]
+        if not self.R:  # no hop: supervised embeddings ("a Memory Network with no attention over memory")
+            return state, tf.zeros(tf.stack([tf.shape(state)[0], 0, slots]), dtype=state.dtype)
+        memories = bag_of_embeddings(self.C, memory_ids, self.gradient)  # [B, used, d]
         mask = ops.cast(filled, state.dtype)
         attention = []
         for R in self.R:  # matvec: with its gradient, faster than einsum or broadcast-and-sum here

@@ -472,7 +472,7 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
                  beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
     from data.movie.reader import is_movie_corpus
-    from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PROFILES
+    from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, MOVIE_PROFILES, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
     from pipeline.summary import MOVIE_COLUMNS, as_json_line, format_table, run_summary
 
@@ -486,7 +486,7 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
         profile = PROFILES["quick" if quick else "full"]
         located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
                       beam_args=beam_args or DEFAULT_BEAM_ARGS)
-    summary = run_summary(located["metadata"], ("memn2n",) if movies else profile.models)
+    summary = run_summary(located["metadata"], MOVIE_PROFILES[profile.name].models if movies else profile.models)
     click.echo(format_table(summary, MOVIE_COLUMNS) if movies else format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "
                f"{located['pipeline_root']}", err=True)

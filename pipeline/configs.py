@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from models.babi.presets import paper_config
-from models.movie.streamed import StreamedConfig
+from models.movie.streamed import STREAMED_EMBEDDINGS, StreamedConfig
 from models.training import TrainConfig
 
 PIPELINE_NAME = "dialog"
@@ -100,18 +100,25 @@ MOVIE_SCHEMA = Path(__file__).resolve().parent / "schema" / "movie_schema.pbtxt"
 
 @dataclass(frozen=True)
 class MovieProfile:
-    """The Movie Dialog pipeline's profile: the streamed joint MemN2N's settings and what blesses it."""
+    """The Movie Dialog pipeline's profile: the streamed joint MemN2N's settings, the joint supervised embeddings'
+    (None: not trained), and what blesses them."""
 
     name: str
     memn2n: StreamedConfig
+    embeddings: StreamedConfig | None = None
     # Per-response accuracy (hits@1, a fraction) over the dev exchanges of every task a model needs to be blessed:
     # a sanity floor, since recommendation (scored by hits@100) sits far below QA at hits@1 by nature.
     min_accuracy: float = 0.05
     max_drop: float = 0.01
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models this profile trains, in the order of the slice table's columns."""
+        return ("memn2n",) + (("embeddings",) if self.embeddings is not None else ())
 
-# Full: the joint MemN2N's settings (models.movie.streamed.StreamedConfig: 8 epochs, patience 3). Quick: 2 epochs,
-# what `--quick` has time for on the small world.
+
+# Full: the joint MemN2N's settings (models.movie.streamed.StreamedConfig: 8 epochs, patience 3) and the joint
+# supervised embeddings. Quick: the MemN2N alone, 2 epochs, what `--quick` has time for on the small world.
 MOVIE_PROFILES = {profile.name: profile for profile in (
-    MovieProfile(name="full", memn2n=StreamedConfig()),
+    MovieProfile(name="full", memn2n=StreamedConfig(), embeddings=STREAMED_EMBEDDINGS),
     MovieProfile(name="quick", memn2n=StreamedConfig(epochs=2)))}

@@ -129,9 +129,10 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
                           enable_cache: bool = True, schema_file: str = str(MOVIE_SCHEMA),
                           pipeline_name: str = PIPELINE_NAME,
                           vertex: VertexTraining | None = None) -> tfx_pipeline.Pipeline:
-    """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> the joint
-    MemN2N's MovieTrainer (with ``vertex``, a Vertex AI job on its worker pool) -> Evaluator (hits@k per task,
-    blessed on dev) -> AtomicPusher (``<serving>/memn2n``)."""
+    """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> a
+    MovieTrainer for the joint MemN2N and (when the profile names them) the joint supervised embeddings (with
+    ``vertex``, Vertex AI jobs on its worker pool) -> Evaluators (hits@k per task, blessed on dev) ->
+    AtomicPushers (``<serving>/memn2n``, ``<serving>/embeddings``)."""
     # Imported here: a dialog-bAbI run that loaded the movie model's modules printed TensorFlow's "Exception ignored
     # in AtomicFunction.__del__" eighteen times as the interpreter shut down.
     from components.movie_example_gen import MovieExampleGen
@@ -142,15 +143,17 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
     # Top values and unique counts by sketches: exact ones keep a count per distinct text, millions at paper scale.
     checks = data_checks(example_gen, schema_file, tfdv.StatsOptions(use_sketch_based_topk_uniques=True),
                          candidate_check_splits="eval,test")
-    name = COMPONENT_NAMES["memn2n"]
-    trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=profile.memn2n,
-                           vertex=vertex).with_id(f"{name}Trainer")
-    trainer.add_upstream_node(checks[-1])
-    return tfx_pipeline.Pipeline(
-        pipeline_name=pipeline_name, pipeline_root=pipeline_root,
-        components=[example_gen, *checks, trainer, *evaluated_and_pushed(
+    components: list[Any] = [example_gen, *checks]
+    for model in profile.models:
+        name = COMPONENT_NAMES[model]
+        trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=getattr(profile, model),
+                               vertex=vertex).with_id(f"{name}Trainer")
+        trainer.add_upstream_node(checks[-1])
+        components += [trainer, *evaluated_and_pushed(
             name, trainer, example_gen.outputs["examples"], ["eval", "test"],
-            movie_eval_config(profile.min_accuracy, profile.max_drop), f"{serving_model_dir.rstrip('/')}/memn2n")],
+            movie_eval_config(profile.min_accuracy, profile.max_drop), f"{serving_model_dir.rstrip('/')}/{model}")]
+    return tfx_pipeline.Pipeline(
+        pipeline_name=pipeline_name, pipeline_root=pipeline_root, components=components,
         enable_cache=enable_cache, metadata_connection_config=metadata_connection_config,
         beam_pipeline_args=list(beam_pipeline_args))
 

@@ -53,7 +53,9 @@ class StreamedConfig:
     """The joint MemN2N's settings (``models.movie.methods.JOINT_MEMN2N_CONFIG``: 2 hops, three dictionaries,
     d = 64, memory of 40 with up to 30 KB sentences) and the streaming ones. Batches of 512 at Adam 0.01 rather than
     32 at 0.005: a quarter of the steps of 128 at the paper's scale, where the step's fixed costs dominate, and on the
-    small world's dev as good as 128 at 0.005 (docs/movie.md)."""
+    small world's dev as good as 128 at 0.005 (docs/movie.md). ``hops=0`` is the supervised embeddings of section
+    3.2 ("a Memory Network with no attention over memory": the query's words against the candidate's; two
+    dictionaries give x^T U^T V y), trained from the same stream (:data:`STREAMED_EMBEDDINGS`)."""
 
     embedding_dim: int = 64
     hops: int = 2
@@ -82,15 +84,19 @@ class StreamedConfig:
     def __post_init__(self) -> None:
         for name in ("embedding_dim", "hops", "epochs", "batch_size", "sampled", "max_memory", "max_kb",
                      "max_frequency", "min_count", "shuffle_buffer", "steps_per_execution", "top_k"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+            value, least = getattr(self, name), 0 if name == "hops" else 1
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
         if self.dictionaries not in (1, 2, 3):
             raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
         for name in ("learning_rate", "clipnorm"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+# The joint supervised embeddings of the pipeline: no hop, one dictionary for inputs and one for candidates.
+STREAMED_EMBEDDINGS = StreamedConfig(hops=0, dictionaries=2)
 
 
 def record_spec() -> dict[str, Any]:

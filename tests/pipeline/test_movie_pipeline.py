@@ -5,6 +5,7 @@ hits@k per task, the blessed model pushed and answering raw text."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import tensorflow as tf
@@ -15,8 +16,9 @@ from pipeline.configs import MovieProfile
 from pipeline.local_runner import run
 from pipeline.summary import run_summary
 
-TINY = MovieProfile(name="tiny", memn2n=StreamedConfig(embedding_dim=16, epochs=2, batch_size=32, sampled=100,
-                                                       shuffle_buffer=500), min_accuracy=0.0)
+SMALL = StreamedConfig(embedding_dim=16, epochs=2, batch_size=32, sampled=100, shuffle_buffer=500)
+TINY = MovieProfile(name="tiny", memn2n=SMALL, embeddings=replace(SMALL, hops=0, dictionaries=2, epochs=1),
+                    min_accuracy=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +26,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
     corpus = tmp_path_factory.mktemp("movies")
     generate(MoviePlan(seed=2, scale="tiny"), corpus)
     located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
-    return {**located, "summary": run_summary(located["metadata"], ("memn2n",)), "corpus": corpus}
+    return {**located, "summary": run_summary(located["metadata"], TINY.models), "corpus": corpus}
 
 
 def test_examples_are_exchanges_with_the_candidate_set_beside_them(finished: dict) -> None:
@@ -48,6 +50,10 @@ def test_each_task_is_a_slice_with_hits_at_k_and_the_model_is_pushed(finished: d
     # is measured in docs/results.md, not here.
     assert slices["task=movie-qa"]["hits_at_10"] > 10, slices["task=movie-qa"]
     assert summary["blessed"] and summary["pushed_model"]
+    # The supervised embeddings (no hop) beside it, evaluated and pushed on their own.
+    embeddings = summary["models"]["embeddings"]
+    assert embeddings["pushed_model"] and "/embeddings/" in embeddings["pushed_model"]
+    assert {"per_response_accuracy", "hits_at_10"} <= set(embeddings["slices"]["split=test,task=movie-qa"])
 
 
 def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finished: dict) -> None:
