@@ -9,12 +9,8 @@ take turns under a lock there, so neither takes the other's version nor clears t
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
 import posixpath
 import time
-from collections.abc import Iterator
 from typing import Any
 
 from absl import logging
@@ -26,31 +22,16 @@ from tfx.proto import pusher_pb2
 from tfx.types import artifact_utils, standard_component_specs
 from tfx.utils import io_utils, proto_utils
 
-from data.atomic import clear_leftovers, replace_directory
+from data.atomic import clear_leftovers, one_writer, replace_directory
 from models.gfile import GFILE
-
-
-@contextlib.contextmanager
-def _one_push_at_a_time(base_directory: str) -> Iterator[None]:
-    """An exclusive advisory lock on the serving directory itself for the whole push (choosing the version,
-    clearing a killed push's staging, copying, renaming): no lock file is left beside the versions. A remote
-    directory (gs://) has no such lock: one writer there."""
-    if "://" in base_directory:
-        yield
-        return
-    descriptor = os.open(base_directory, os.O_RDONLY)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
 
 
 def push_atomically(model_path: str, base_directory: str) -> tuple[str, str]:
     """Copy ``model_path`` to ``base_directory/<unix time>`` (a later number when that one is taken); returns
     (serving path, version)."""
     fileio.makedirs(base_directory)
-    with _one_push_at_a_time(base_directory):
+    # Two pushes into one local serving directory (two pipelines serving one model) take turns.
+    with one_writer(base_directory, wait=True):
         clear_leftovers(base_directory, fs=GFILE)
         version = int(time.time())
         while fileio.exists(posixpath.join(base_directory, str(version))):

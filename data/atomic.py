@@ -142,3 +142,32 @@ def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, 
                 fs.remove(full)
             removed.append(entry)
     return removed
+
+
+class DirectoryBusy(OSError):
+    """Another process is writing the directory (it holds :func:`one_writer`'s lock)."""
+
+
+@contextlib.contextmanager
+def one_writer(directory: str | os.PathLike[str], wait: bool = False) -> Iterator[None]:
+    """An exclusive advisory lock on the directory itself (``flock`` on its descriptor, so no lock file is left in
+    it) for as long as the block runs: two writers of one corpus, model or serving directory never mix their
+    output. The second one waits (``wait``) or gets :class:`DirectoryBusy` naming the directory. The directory is
+    created if missing. A URL (``gs://``) has no such lock: one writer there."""
+    path = os.fspath(directory)
+    if "://" in path:
+        yield
+        return
+    import fcntl
+
+    os.makedirs(path, exist_ok=True)
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            raise DirectoryBusy(f"{path} is being written by another process; wait for it to finish, or write "
+                                "elsewhere") from None
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock

@@ -69,6 +69,18 @@ def write_local(shards: Sequence[Shard], render: Renderer, out: Path) -> list[Pa
     return written
 
 
+STAGING_PREFIX = ".generate-"
+
+
+def clear_staging(out: Path) -> list[Path]:
+    """Remove the shard staging directories a killed Beam generation left in ``out``. Only a caller that holds
+    ``out``'s writer lock (``data.atomic.one_writer``) may: another writer's staging would be its work in progress."""
+    leftovers = sorted(out.glob(f"{STAGING_PREFIX}*")) if out.is_dir() else []
+    for path in leftovers:
+        shutil.rmtree(path, ignore_errors=True)
+    return leftovers
+
+
 def write_beam(shards: Sequence[Shard], render: Renderer, out: Path, beam_args: Sequence[str] = ()) -> list[Path]:
     """Render the shards in parallel through Beam (``beam_args``; default: one worker process per core), then join.
 
@@ -79,7 +91,7 @@ def write_beam(shards: Sequence[Shard], render: Renderer, out: Path, beam_args: 
     from apache_beam.options.pipeline_options import PipelineOptions
 
     out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".generate-", dir=out))
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
     names = _names_in_order(shards)
     file_number = {name: i for i, name in enumerate(names)}
 

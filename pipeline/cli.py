@@ -14,6 +14,7 @@ import re
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -105,6 +106,37 @@ generator_beam_args_option = click.option(
     help="A Beam pipeline option, repeatable (default: DirectRunner, one worker process per core).")
 
 
+@contextlib.contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """A directory another process is writing, a full disk or an unwritable path: one line naming it."""
+    try:
+        yield
+    except OSError as error:
+        where = error.filename or out
+        raise click.ClickException(str(error) if error.errno is None else f"{where}: {error.strerror}") from None
+
+
+# A corpus estimated above this many GB is written only when asked (--yes): a mistyped --dialogs would otherwise
+# fill the disk before anything said so.
+LARGE_CORPUS_GB = 5
+
+
+def _check_room(out: Path, size: int, yes: bool) -> None:
+    """Refuse a corpus of about ``size`` bytes that the disk under ``out`` cannot hold, or a large one not asked
+    for; both named with the estimate, before anything is written."""
+    import shutil
+
+    existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
+    free = shutil.disk_usage(existing).free
+    gigabytes = size / 1e9
+    if size > free:
+        raise click.ClickException(f"the corpus would take about {gigabytes:,.1f} GB and {existing} has "
+                                   f"{free / 1e9:,.1f} GB free; ask for fewer --dialogs or --tasks")
+    if gigabytes > LARGE_CORPUS_GB and not yes:
+        raise click.ClickException(f"the corpus would take about {gigabytes:,.1f} GB (more than {LARGE_CORPUS_GB} GB); "
+                                   "pass --yes to write it")
+
+
 @generate.command("restaurant")
 @corpus_out_option
 @seed_option
@@ -117,15 +149,18 @@ generator_beam_args_option = click.option(
                    "public release's); 1 is the paper's text read literally (any request with a result).")
 @runner_option
 @generator_beam_args_option
+@click.option("--yes", is_flag=True, help=f"Write a corpus estimated above {LARGE_CORPUS_GB} GB without refusing.")
 def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ...], task5_min_results: int,
-                        runner: str, beam_args: tuple[str, ...]) -> None:
+                        runner: str, beam_args: tuple[str, ...], yes: bool) -> None:
     """The restaurant-reservation simulator: tasks 1-5 with plain and OOV test sets."""
-    from data.babi.generation import GenerationPlan
+    from data.babi.generation import GenerationPlan, estimated_bytes
     from data.babi.generation import generate as run_generation
 
     plan = GenerationPlan(seed=seed, dialogs_per_split=dialogs, tasks=tasks, task5_min_results=task5_min_results)
+    _check_room(out, estimated_bytes(plan), yes)
     start = time.perf_counter()
-    written = run_generation(plan, out, runner=runner, beam_args=beam_args)
+    with _writing(out):
+        written = run_generation(plan, out, runner=runner, beam_args=beam_args)
     seconds = time.perf_counter() - start
     click.echo(f"wrote {len(written)} dialog files ({plan.total_dialogs} dialogs), candidates and KB to {out} "
                f"in {seconds:.1f} s ({plan.total_dialogs / seconds:,.0f} dialogs/s)", err=True)
@@ -146,7 +181,8 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
     from data.banking.generation import generate as run_generation
 
     start = time.perf_counter()
-    written = run_generation(BankingPlan(seed, dialogs, dev_dialogs, test_dialogs), out)
+    with _writing(out):
+        written = run_generation(BankingPlan(seed, dialogs, dev_dialogs, test_dialogs), out)
     click.echo(f"wrote {', '.join(path.name for path in written)} to {out} in {time.perf_counter() - start:.1f} s",
                err=True)
 
@@ -166,7 +202,8 @@ def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tu
 
     plan = MoviePlan(seed, scale)
     start = time.perf_counter()
-    written = run_generation(plan, out, runner=runner, beam_args=beam_args)
+    with _writing(out):
+        written = run_generation(plan, out, runner=runner, beam_args=beam_args)
     seconds = time.perf_counter() - start
     click.echo(f"wrote {len(written)} files ({plan.total_examples:,} examples and dialogs) to {out} in "
                f"{seconds:.1f} s ({plan.total_examples / seconds:,.0f} per second)", err=True)

@@ -180,3 +180,40 @@ def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkey
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "nope"])
     assert result.exit_code == 2 and "unknown methods ['nope']" in result.output and "'smn'" in result.output
+
+
+def test_generate_refuses_a_corpus_the_disk_cannot_hold_or_a_large_one_not_asked_for(tmp_path: Path,
+                                                                                      monkeypatch) -> None:
+    """Estimated from a few rendered dialogs before anything is written: a mistyped --dialogs is one line."""
+    import shutil
+    from collections import namedtuple
+
+    runner, out = CliRunner(), tmp_path / "big"
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**12, 0, 10**12))
+    large = runner.invoke(main, ["generate", "restaurant", "--out", str(out), "--dialogs", "300000"])
+    assert large.exit_code == 1 and "about 7.9 GB (more than 5 GB); pass --yes" in large.output
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**12, 0, 10**9))
+    full = runner.invoke(main, ["generate", "restaurant", "--out", str(out), "--dialogs", "300000", "--yes"])
+    assert full.exit_code == 1 and "about 7.9 GB" in full.output and "1.0 GB free" in full.output
+    assert not out.exists()
+
+
+def test_a_second_writer_of_a_corpus_is_refused_and_a_killed_runs_staging_cleared(tmp_path: Path) -> None:
+    """Two generates into one directory would mix their seeds' files: the second gets one line naming the
+    directory, and writes nothing. The lock held, the next generate removes the shard staging a killed run left."""
+    from data.atomic import one_writer
+
+    runner, out = CliRunner(), tmp_path / "corpus"
+    commands = [["restaurant", "--dialogs", "2", "--tasks", "1"], ["banking", "--dialogs", "1", "--dev-dialogs", "1",
+                "--test-dialogs", "1"], ["movies", "--scale", "tiny"]]
+    with one_writer(out):
+        for command in commands:
+            result = runner.invoke(main, ["generate", command[0], "--out", str(out), *command[1:]])
+            assert result.exit_code == 1, result.output
+            assert f"{out} is being written by another process" in result.output
+    assert list(out.iterdir()) == []
+    (out / ".generate-killed").mkdir()
+    (out / ".generate-killed" / "0000.000000000000").write_text("half a shard")
+    assert runner.invoke(main, ["generate", *commands[0], "--out", str(out)]).exit_code == 0
+    assert not (out / ".generate-killed").exists() and (out / "dialog-babi-task1-API-calls-trn.txt").exists()

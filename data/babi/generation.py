@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format, sharded_files
+from data.atomic import one_writer
 from data.babi.simulator import LITERAL_MIN_RESULTS, MIN_RESULTS, OOV_SPLIT, TASKS, build_world, generate_dialog
 from data.corpus import CandidateFile, DialogFile, KBFile
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
@@ -55,6 +56,18 @@ def render_dialogs(seed: int, task: int, split: str, start: int, stop: int, min_
     return babi_format.render_dialogs(DialogFile(dialogs))
 
 
+def estimated_bytes(plan: GenerationPlan, sample: int = 8) -> int:
+    """About how many bytes the plan's dialog files take: ``sample`` dialogs of each task rendered (the first of
+    ``trn``), their mean size times the dialogs to write. The side files (KB, candidates) are a few hundred KB."""
+    size = 0
+    for task in plan.tasks:
+        count = min(sample, plan.dialogs_per_split)
+        min_results = plan.task5_min_results if task == 5 else None
+        rendered = render_dialogs(plan.seed, task, plan.splits[0], 0, count, min_results)
+        size += len(rendered.encode()) * plan.dialogs_per_split * len(plan.splits) // count
+    return size
+
+
 @dataclass(frozen=True)
 class _ShardRenderer:
     """Picklable for Beam's worker processes."""
@@ -83,10 +96,13 @@ def _write_side_files(out: Path, seed: int) -> None:
 def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
     """Generate a corpus with the chosen runner: ``local``, ``beam``, or ``auto`` (Beam for large corpora).
 
-    Returns the written dialog files; the candidates and KB files are written beside them.
+    Returns the written dialog files; the candidates and KB files are written beside them. One writer at a time:
+    another process writing ``out`` makes this one raise ``data.atomic.DirectoryBusy``.
     """
     sharded_files.choose_runner(runner, plan.total_dialogs, beam_args)  # a bad runner fails before any work
-    renderer = _ShardRenderer(plan.seed, plan.task5_min_results)
-    written = sharded_files.write_files(shards(plan), renderer, out, runner, beam_args)
-    _write_side_files(Path(out), plan.seed)
+    with one_writer(out):  # a second generate into ``out`` is refused, not mixed with this one
+        sharded_files.clear_staging(Path(out))
+        renderer = _ShardRenderer(plan.seed, plan.task5_min_results)
+        written = sharded_files.write_files(shards(plan), renderer, out, runner, beam_args)
+        _write_side_files(Path(out), plan.seed)
     return written

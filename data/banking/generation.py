@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format
-from data.atomic import write_text_atomic
+from data.atomic import one_writer, write_text_atomic
 from data.banking.domain import INTENTS, sample_profile
 from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, NONE, render_labels
 from data.banking.selfplay import (
@@ -191,14 +191,15 @@ def generate(plan: BankingPlan, out: str | Path) -> list[Path]:
                 candidates.update((turn.bot, None) for turn in dialog.turns)
         files[file] = DialogFile(dialogs)
     written = []
-    for file, dialog_file in files.items():
-        path = out / dialog_file_name(BANKING_TASK, file)
-        babi_format.write_dialogs(path, dialog_file)
+    with one_writer(out):  # a second generate into ``out`` is refused, not mixed with this one
+        for file, dialog_file in files.items():
+            path = out / dialog_file_name(BANKING_TASK, file)
+            babi_format.write_dialogs(path, dialog_file)
+            written.append(path)
+        path = out / task_candidates_name(BANKING_TASK)
+        babi_format.write_candidates(path, CandidateFile(sorted(candidates)))
         written.append(path)
-    path = out / task_candidates_name(BANKING_TASK)
-    babi_format.write_candidates(path, CandidateFile(sorted(candidates)))
-    written.append(path)
-    path = out / task_labels_name(BANKING_TASK)
-    write_text_atomic(path, render_labels(labels))
-    written.append(path)
+        path = out / task_labels_name(BANKING_TASK)
+        write_text_atomic(path, render_labels(labels))
+        written.append(path)
     return written
