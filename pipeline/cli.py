@@ -160,7 +160,10 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
     _check_room(out, estimated_bytes(plan), yes)
     start = time.perf_counter()
     with _writing(out):
-        written = run_generation(plan, out, runner=runner, beam_args=beam_args)
+        try:
+            written = run_generation(plan, out, runner=runner, beam_args=beam_args)
+        except ValueError as error:  # tasks already there whose KB this seed would replace
+            raise click.ClickException(str(error)) from None
     seconds = time.perf_counter() - start
     click.echo(f"wrote {len(written)} dialog files ({plan.total_dialogs} dialogs), candidates and KB to {out} "
                f"in {seconds:.1f} s ({plan.total_dialogs / seconds:,.0f} dialogs/s)", err=True)

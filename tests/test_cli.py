@@ -217,3 +217,16 @@ def test_a_second_writer_of_a_corpus_is_refused_and_a_killed_runs_staging_cleare
     (out / ".generate-killed" / "0000.000000000000").write_text("half a shard")
     assert runner.invoke(main, ["generate", *commands[0], "--out", str(out)]).exit_code == 0
     assert not (out / ".generate-killed").exists() and (out / "dialog-babi-task1-API-calls-trn.txt").exists()
+
+
+def test_adding_tasks_keeps_the_kb_the_other_tasks_use_or_refuses(tmp_path: Path) -> None:
+    runner, out = CliRunner(), tmp_path / "corpus"
+    base = ["generate", "restaurant", "--out", str(out), "--dialogs", "2"]
+    assert runner.invoke(main, [*base, "--tasks", "3", "--seed", "0"]).exit_code == 0
+    kb = (out / "dialog-babi-kb-all.txt").read_bytes()
+    other_seed = runner.invoke(main, [*base, "--tasks", "1", "--seed", "3"])
+    assert other_seed.exit_code == 1 and "tasks 3 use its KB" in other_seed.output
+    assert (out / "dialog-babi-kb-all.txt").read_bytes() == kb
+    assert not (out / "dialog-babi-task1-API-calls-trn.txt").exists()
+    assert runner.invoke(main, [*base, "--tasks", "1", "--seed", "0"]).exit_code == 0  # the same KB: added
+    assert runner.invoke(main, [*base, "--tasks", "1,3", "--seed", "3"]).exit_code == 0  # every task again

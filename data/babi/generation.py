@@ -87,6 +87,26 @@ def shards(plan: GenerationPlan) -> list[sharded_files.Shard]:
                                                  plan.dialogs_per_split, SHARD_SIZE)]
 
 
+def _keep_the_kb_of_other_tasks(plan: GenerationPlan, out: Path) -> None:
+    """Refuse to replace the shared KB (and candidates) under tasks this plan does not write again: their API
+    results name the old KB's restaurants. Adding tasks of the same seed keeps the same files, and is fine."""
+    kb = out / SHARED_KB
+    kept = sorted({task for task, split in _dialog_files(out)} - set(plan.tasks))
+    if not kept or not kb.is_file():
+        return
+    world = build_world(plan.seed)
+    if kb.read_text(encoding="utf-8") != babi_format.render_kb(KBFile(world.kb.facts() + world.kb_oov.facts())):
+        raise ValueError(f"{out}: tasks {', '.join(map(str, kept))} use its KB ({SHARED_KB}), which --seed "
+                         f"{plan.seed} would replace; generate them again with this seed (--tasks), or write "
+                         "elsewhere")
+
+
+def _dialog_files(out: Path) -> list[tuple[int, str]]:
+    """(task, split) of the restaurant dialog files already in ``out``."""
+    return [(task, split) for task in TASKS for split in RESTAURANT_SPLITS
+            if (out / dialog_file_name(task, split)).is_file()]
+
+
 def _write_side_files(out: Path, seed: int) -> None:
     world = build_world(seed)
     babi_format.write_candidates(out / SHARED_CANDIDATES, CandidateFile(world.candidates()))
@@ -101,6 +121,7 @@ def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_a
     """
     sharded_files.choose_runner(runner, plan.total_dialogs, beam_args)  # a bad runner fails before any work
     with one_writer(out):  # a second generate into ``out`` is refused, not mixed with this one
+        _keep_the_kb_of_other_tasks(plan, Path(out))
         sharded_files.clear_staging(Path(out))
         renderer = _ShardRenderer(plan.seed, plan.task5_min_results)
         written = sharded_files.write_files(shards(plan), renderer, out, runner, beam_args)
