@@ -26,16 +26,21 @@ dialog acts: a restaurant's cuisine, area and price range are what the system in
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import shutil
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from data import babi_format
+from data.atomic import one_writer
 from data.corpus import NO_RESULT, SILENCE, CandidateFile, Dialog, DialogFile
 from data.layout import dialog_file_name, task_candidates_name
+from data.validate import validate_corpus
 
 TASK = 6
 SPLITS = {"trn": "train", "dev": "dev", "tst": "test"}  # our split -> DSTC2 file list suffix
@@ -354,12 +359,31 @@ def convert_release(src: str | Path, out: str | Path, *, skip_bad: bool = False,
         for dialog in dialogs:
             candidates.update((turn.bot, None) for turn in dialog.turns)
         files[out / dialog_file_name(TASK, split)] = DialogFile(dialogs)
-    written = []
-    for path, dialog_file in files.items():
-        babi_format.write_dialogs(path, dialog_file)
-        written.append(path)
-    candidate_path = out / task_candidates_name(TASK)
-    babi_format.write_candidates(candidate_path, CandidateFile(list(candidates)))
-    written.append(candidate_path)
+    files[out / task_candidates_name(TASK)] = CandidateFile(list(candidates))
+    written = _write_validated(src, out, files)
     return ConversionReport({split: len(c) for split, c in calls.items()}, skipped, len(kb), len(candidates),
                             written)
+
+
+def _write_validated(src: str | Path, out: Path, files: dict[Path, DialogFile | CandidateFile]) -> list[Path]:
+    """Write ``files`` into a staging directory in ``out``, check them as ``dialog validate`` would, and only
+    then move them to their names: a conversion that validate would reject (a whitespace-only transcript made a
+    candidate of '1 ', say) raises Dstc2Error and leaves ``out`` as it was. One converter at a time in ``out``."""
+    with one_writer(out):
+        staging = Path(tempfile.mkdtemp(prefix=".convert-", dir=out))
+        try:
+            for path, content in files.items():
+                if isinstance(content, CandidateFile):
+                    babi_format.write_candidates(staging / path.name, content)
+                else:
+                    babi_format.write_dialogs(staging / path.name, content)
+            report = validate_corpus(staging, partial=True)
+            if not report.passes():
+                problems = "; ".join(str(p).replace(str(staging), str(out)) for p in report.errors[:3])
+                raise Dstc2Error(src, f"the conversion would not pass validation ({len(report.errors)} errors: "
+                                      f"{problems}); nothing written")
+            for path in files:
+                os.replace(staging / path.name, path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return list(files)

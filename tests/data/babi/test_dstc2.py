@@ -172,3 +172,17 @@ def test_cli_converts_and_reports_bad_calls(release: Path, tmp_path: Path) -> No
     result = runner.invoke(main, ["convert", "dstc2", "--src", str(release), "--out", str(tmp_path / "bad"),
                                   "--skip-bad"])
     assert result.exit_code == 0 and "skipped" in result.output and "trn 1" in result.output
+
+
+def test_a_conversion_that_validate_would_reject_is_not_written(release: Path, tmp_path: Path) -> None:
+    """Whitespace-only transcripts made an empty bot utterance and a candidate of '1 ': files the project's own
+    validate rejects. The conversion is checked before it takes the files' names, and the old one stays."""
+    out = tmp_path / "out"
+    convert_release(release, out)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    for call in (release / "data").glob("*/*"):
+        _rewrite(call / "log.json", lambda d: [turn["output"].update(transcript="  ") for turn in d["turns"]])
+        _rewrite(call / "label.json", lambda d: [turn.update(transcription=" ") for turn in d["turns"]])
+    with pytest.raises(Dstc2Error, match="would not pass validation .*; nothing written"):
+        convert_release(release, out)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
