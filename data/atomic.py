@@ -15,6 +15,7 @@ import os
 import posixpath
 import re
 import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from typing import IO, Protocol
@@ -171,3 +172,30 @@ def one_writer(directory: str | os.PathLike[str], wait: bool = False) -> Iterato
         yield
     finally:
         os.close(descriptor)  # closing releases the lock
+
+
+STAGING_PREFIX = ".staging-"
+
+
+@contextlib.contextmanager
+def staged_files(out: str | os.PathLike[str]) -> Iterator[str]:
+    """A staging directory inside the local directory ``out`` to write a set of files into (a corpus: every split
+    and the KB they share). When the block ends without an error each file is renamed to its place in ``out``
+    (subdirectories kept); a failure part way (a full disk, a bad input) leaves ``out`` as it was. The caller holds
+    :func:`one_writer` on ``out``; holding it, staging a killed run left there is removed first."""
+    out = os.fspath(out)
+    os.makedirs(out, exist_ok=True)
+    for name in os.listdir(out):
+        if name.startswith(STAGING_PREFIX):
+            shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+    staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out)
+    try:
+        yield staging
+        for directory, _, names in os.walk(staging):
+            for name in sorted(names):
+                source = os.path.join(directory, name)
+                target = os.path.join(out, os.path.relpath(source, staging))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                os.replace(source, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

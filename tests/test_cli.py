@@ -230,3 +230,24 @@ def test_adding_tasks_keeps_the_kb_the_other_tasks_use_or_refuses(tmp_path: Path
     assert not (out / "dialog-babi-task1-API-calls-trn.txt").exists()
     assert runner.invoke(main, [*base, "--tasks", "1", "--seed", "0"]).exit_code == 0  # the same KB: added
     assert runner.invoke(main, [*base, "--tasks", "1,3", "--seed", "3"]).exit_code == 0  # every task again
+
+
+def test_a_failure_part_way_through_regenerating_leaves_the_old_corpus_whole(tmp_path: Path, monkeypatch) -> None:
+    """The disk filling after the dialog files and before the KB: the old corpus stays, every file, and the error
+    is one line naming the file."""
+    import errno
+
+    from data.babi import generation
+
+    runner, out = CliRunner(), tmp_path / "corpus"
+    base = ["generate", "restaurant", "--out", str(out), "--dialogs", "2", "--tasks", "1,2"]
+    assert runner.invoke(main, [*base, "--seed", "0"]).exit_code == 0
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+
+    def full(out: Path, seed: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "dialog-babi-kb-all.txt"))
+
+    monkeypatch.setattr(generation, "_write_side_files", full)
+    failed = runner.invoke(main, [*base, "--seed", "1"])
+    assert failed.exit_code == 1 and "dialog-babi-kb-all.txt: No space left on device" in failed.output
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before

@@ -26,18 +26,15 @@ dialog acts: a restaurant's cuisine, area and price range are what the system in
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import shutil
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from data import babi_format
-from data.atomic import one_writer
+from data.atomic import one_writer, staged_files
 from data.corpus import NO_RESULT, SILENCE, CandidateFile, Dialog, DialogFile
 from data.layout import dialog_file_name, task_candidates_name
 from data.validate import validate_corpus
@@ -369,21 +366,15 @@ def _write_validated(src: str | Path, out: Path, files: dict[Path, DialogFile | 
     """Write ``files`` into a staging directory in ``out``, check them as ``dialog validate`` would, and only
     then move them to their names: a conversion that validate would reject (a whitespace-only transcript made a
     candidate of '1 ', say) raises Dstc2Error and leaves ``out`` as it was. One converter at a time in ``out``."""
-    with one_writer(out):
-        staging = Path(tempfile.mkdtemp(prefix=".convert-", dir=out))
-        try:
-            for path, content in files.items():
-                if isinstance(content, CandidateFile):
-                    babi_format.write_candidates(staging / path.name, content)
-                else:
-                    babi_format.write_dialogs(staging / path.name, content)
-            report = validate_corpus(staging, partial=True)
-            if not report.passes():
-                problems = "; ".join(str(p).replace(str(staging), str(out)) for p in report.errors[:3])
-                raise Dstc2Error(src, f"the conversion would not pass validation ({len(report.errors)} errors: "
-                                      f"{problems}); nothing written")
-            for path in files:
-                os.replace(staging / path.name, path)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+    with one_writer(out), staged_files(out) as staging:
+        for path, content in files.items():
+            if isinstance(content, CandidateFile):
+                babi_format.write_candidates(Path(staging) / path.name, content)
+            else:
+                babi_format.write_dialogs(Path(staging) / path.name, content)
+        report = validate_corpus(staging, partial=True)
+        if not report.passes():  # raised inside: staged_files renames nothing
+            problems = "; ".join(str(p).replace(str(staging), str(out)) for p in report.errors[:3])
+            raise Dstc2Error(src, f"the conversion would not pass validation ({len(report.errors)} errors: "
+                                  f"{problems}); nothing written")
     return list(files)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format, sharded_files
-from data.atomic import one_writer
+from data.atomic import one_writer, staged_files
 from data.babi.simulator import LITERAL_MIN_RESULTS, MIN_RESULTS, OOV_SPLIT, TASKS, build_world, generate_dialog
 from data.corpus import CandidateFile, DialogFile, KBFile
 from data.layout import SHARED_CANDIDATES, SHARED_KB, dialog_file_name
@@ -116,14 +116,16 @@ def _write_side_files(out: Path, seed: int) -> None:
 def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:
     """Generate a corpus with the chosen runner: ``local``, ``beam``, or ``auto`` (Beam for large corpora).
 
-    Returns the written dialog files; the candidates and KB files are written beside them. One writer at a time:
-    another process writing ``out`` makes this one raise ``data.atomic.DirectoryBusy``.
+    Returns the written dialog files; the candidates and KB files are written beside them. The files are staged
+    and renamed into ``out`` together once all are written. One writer at a time: another process writing ``out``
+    makes this one raise ``data.atomic.DirectoryBusy``.
     """
     sharded_files.choose_runner(runner, plan.total_dialogs, beam_args)  # a bad runner fails before any work
     with one_writer(out):  # a second generate into ``out`` is refused, not mixed with this one
         _keep_the_kb_of_other_tasks(plan, Path(out))
         sharded_files.clear_staging(Path(out))
         renderer = _ShardRenderer(plan.seed, plan.task5_min_results)
-        written = sharded_files.write_files(shards(plan), renderer, out, runner, beam_args)
-        _write_side_files(Path(out), plan.seed)
-    return written
+        with staged_files(out) as staging:  # every file or none: a full disk never mixes two corpora
+            staged = sharded_files.write_files(shards(plan), renderer, staging, runner, beam_args)
+            _write_side_files(Path(staging), plan.seed)
+    return [Path(out) / path.relative_to(staging) for path in staged]

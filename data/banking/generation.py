@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import babi_format
-from data.atomic import one_writer, write_text_atomic
+from data.atomic import one_writer, staged_files, write_text_atomic
 from data.banking.domain import INTENTS, sample_profile
 from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, NONE, render_labels
 from data.banking.selfplay import (
@@ -190,16 +190,11 @@ def generate(plan: BankingPlan, out: str | Path) -> list[Path]:
                 dialogs.append(dialog)
                 candidates.update((turn.bot, None) for turn in dialog.turns)
         files[file] = DialogFile(dialogs)
-    written = []
-    with one_writer(out):  # a second generate into ``out`` is refused, not mixed with this one
+    with one_writer(out), staged_files(out) as staging:  # one writer; every file or none
+        root = Path(staging)
         for file, dialog_file in files.items():
-            path = out / dialog_file_name(BANKING_TASK, file)
-            babi_format.write_dialogs(path, dialog_file)
-            written.append(path)
-        path = out / task_candidates_name(BANKING_TASK)
-        babi_format.write_candidates(path, CandidateFile(sorted(candidates)))
-        written.append(path)
-        path = out / task_labels_name(BANKING_TASK)
-        write_text_atomic(path, render_labels(labels))
-        written.append(path)
-    return written
+            babi_format.write_dialogs(root / dialog_file_name(BANKING_TASK, file), dialog_file)
+        babi_format.write_candidates(root / task_candidates_name(BANKING_TASK), CandidateFile(sorted(candidates)))
+        write_text_atomic(root / task_labels_name(BANKING_TASK), render_labels(labels))
+    return [out / dialog_file_name(BANKING_TASK, file) for file in files] + [
+        out / task_candidates_name(BANKING_TASK), out / task_labels_name(BANKING_TASK)]

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from data import sharded_files
-from data.atomic import one_writer, write_text_atomic
+from data.atomic import one_writer, staged_files, write_text_atomic
 from data.movie.reader import CANDIDATE_SPLITS, TASK_DIRECTORIES
 from data.movie.world import Movie, World, build_world
 
@@ -258,17 +258,18 @@ def generate(plan: MoviePlan, out: str | Path, runner: str = "auto", beam_args: 
     out = Path(out)
     sharded_files.choose_runner(runner, plan.total_examples, beam_args)  # a bad runner fails before any work
     world = context(plan.seed, plan.scale).world
-    with one_writer(out):  # a second generate into ``out`` is refused, not mixed with this one
+    with one_writer(out), staged_files(out) as staging:  # one writer; every file or none
         sharded_files.clear_staging(out)
-        written = sharded_files.write_files(shards(plan), _ShardRenderer(plan), out, runner, beam_args)
+        root = Path(staging)
+        written = sharded_files.write_files(shards(plan), _ShardRenderer(plan), root, runner, beam_args)
 
         def write(path: Path, lines: list[str]) -> None:
             write_text_atomic(path, "\n".join(lines) + "\n")
             written.append(path)
 
-        write(out / "entities.txt", world.entities())
-        write(out / "movie_kb.txt", [f"{number} {title} {relation} {', '.join(values)}"
-                                     for number, (title, relation, values) in enumerate(world.triples(), start=1)])
+        write(root / "entities.txt", world.entities())
+        write(root / "movie_kb.txt", [f"{number} {title} {relation} {', '.join(values)}"
+                                      for number, (title, relation, values) in enumerate(world.triples(), start=1)])
         for split, suffix in CANDIDATE_SPLITS.items():
-            write(out / "task4_reddit" / f"task4_reddit_cand-{suffix}.txt", reddit_candidates(plan, split))
-    return written
+            write(root / "task4_reddit" / f"task4_reddit_cand-{suffix}.txt", reddit_candidates(plan, split))
+    return [out / path.relative_to(root) for path in written]

@@ -79,8 +79,8 @@ def test_beam_path_writes_the_same_files_as_the_local_one(local_corpus: Path, tm
 
 def test_auto_runner_picks_beam_for_large_corpora(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     chosen = []
-    monkeypatch.setattr(sharded_files, "write_beam", lambda shards, render, out, args: chosen.append("beam"))
-    monkeypatch.setattr(sharded_files, "write_local", lambda shards, render, out: chosen.append("local"))
+    monkeypatch.setattr(sharded_files, "write_beam", lambda shards, render, out, args: chosen.append("beam") or [])
+    monkeypatch.setattr(sharded_files, "write_local", lambda shards, render, out: chosen.append("local") or [])
     generate(GenerationPlan(seed=0, dialogs_per_split=10), tmp_path)
     generate(GenerationPlan(seed=0, dialogs_per_split=100_000), tmp_path)
     assert chosen == ["local", "beam"]
