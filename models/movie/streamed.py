@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -362,7 +363,12 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
     if log_dir:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))
     fitted = time.perf_counter()
-    model.fit(training_data(parts, train_files, config), epochs=config.epochs, verbose=verbose, callbacks=callbacks)
+    with warnings.catch_warnings():
+        # A stream has no length until its first epoch ends, where Keras warns "Your input ran out of data;
+        # interrupting training" and goes on with the next epoch: nothing is interrupted.
+        warnings.filterwarnings("ignore", message="Your input ran out of data")
+        model.fit(training_data(parts, train_files, config), epochs=config.epochs, verbose=verbose,
+                  callbacks=callbacks)
     summary = {"config": asdict(config), "vocabulary_size": len(parts.spec.vocabulary),
                "candidates": len(parts.spec.candidates), "kb_sentences": parts.features.text.kb_size,
                "memory_size": parts.spec.memory_size, "sentence_size": parts.spec.sentence_size,
