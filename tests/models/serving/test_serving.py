@@ -106,6 +106,9 @@ def test_the_most_recent_memories_are_kept(serve) -> None:
     (json.loads('{"instances": [{"query": "hi \\ud800"}]}'), r"instances\[0\].query is not valid Unicode"),
     (json.loads('{"instances": [{"memory": ["ok", "\\udfff"], "query": "hi"}]}'),
      r"instances\[0\].memory\[1\] is not valid Unicode"),
+    ({"instances": [{"query": "hi"}], "signature_name": "serving_examples"}, "answered by 'serving_default' only"),
+    ({"instances": [{"query": "hi"}], "inputs": {}}, r"request has unknown fields \['inputs'\]"),
+    ({"instances": [{"query": "hi"}] * 1025}, "holds 1,025; at most 1,024 a request"),
 ])
 def test_malformed_requests_get_a_clear_error(serve, request_body, message: str) -> None:
     with pytest.raises(RequestError, match=message):
