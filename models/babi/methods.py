@@ -60,22 +60,14 @@ def rule_based(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
     return Fitted(RuleBasedSystem.fit(task))
 
 
-# The weights (IDF) of TF-IDF's type words tried on dev: against a history of dozens of words a type word of weight 1
-# moves no answer (models.ir_baselines.TfIdfMatch).
-TFIDF_TYPE_WEIGHTS = (1.0, 3.0, 10.0, 30.0)
-
-
 def _tfidf(with_types: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
         trn = task.split("trn")
         documents = [e.query for e in trn] + [e.answer for e in trn] + list(task.candidates)
         types = kb_entity_types(task.facts) if with_types else None
-        weights = TFIDF_TYPE_WEIGHTS if with_types else (1.0,)
-        variants = [TfIdfMatch(task.candidates, documents, types, use_history=h, type_weight=w)
-                    for h in (False, True) for w in weights]
+        variants = [TfIdfMatch(task.candidates, documents, types, use_history=h) for h in (False, True)]
         best = max(variants, key=lambda model: dev_accuracy(model, task.split("dev")))
-        weight = f", type words weigh {best.type_weight:g}" if with_types else ""
-        return Fitted(best, f"input: {'whole history' if best.use_history else 'last utterance'}{weight} "
+        return Fitted(best, f"input: {'whole history' if best.use_history else 'last utterance'} "
                             f"(chosen on {settings.chosen_on})")
 
     return fit
