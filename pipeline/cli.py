@@ -94,7 +94,24 @@ class TaskList(click.ParamType):
         return tasks
 
 
-corpus_out_option = click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+class OutputPath(click.Path):
+    """A path a command will write (a file or a directory, created with its parents): refused at once when one of
+    its parents is a file, which would otherwise fail deep inside the work with a traceback. A URL (gs://) is
+    taken as given."""
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+        converted = super().convert(value, param, ctx)
+        text = os.fspath(converted) if isinstance(converted, os.PathLike | str) else str(converted)
+        if "://" not in text:
+            for parent in Path(text).absolute().parents:
+                if parent.exists():
+                    if not parent.is_dir():
+                        self.fail(f"{text}: {parent} is a file, not a directory", param, ctx)
+                    break
+        return converted
+
+
+corpus_out_option = click.option("--out", "out", required=True, type=OutputPath(file_okay=False, path_type=Path),
                                  help="Directory to write the corpus into (created if missing).")
 seed_option = click.option("--seed", default=0, show_default=True, type=int,
                            help="Seed: the same seed gives the same corpus.")
@@ -220,7 +237,7 @@ def convert() -> None:
 @convert.command("dstc2")
 @click.option("--src", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="DSTC2 release root (data/ with the calls, scripts/config/ with the file lists and ontology).")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", required=True, type=OutputPath(file_okay=False, path_type=Path),
               help="Directory to write task 6 into (created if missing).")
 @click.option("--skip-bad", is_flag=True, help="Leave out malformed calls (listed on stderr) instead of stopping.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the ratings of restaurants not offered.")
@@ -338,11 +355,11 @@ def _task_files(data: Path, task: int):
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--per-epoch", "with_history", is_flag=True,
               help="Add each epoch's loss, dev accuracy, training and dev evaluation seconds to the JSON.")
-@click.option("--out", required=True, type=click.Path(file_okay=False),
+@click.option("--out", required=True, type=OutputPath(file_okay=False),
               help="SavedModel directory, local or remote (gs://...): a new one, an empty one, or a model dialog "
                    "train wrote before (replaced whole once the new one is written). Anything else is refused before "
                    "training, never replaced.")
-@click.option("--log-dir", type=click.Path(file_okay=False), help="TensorBoard log directory.")
+@click.option("--log-dir", type=OutputPath(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
           only_learned_words: bool, per_occurrence_gradient: bool, select_on_oov_dev: bool, epochs: int | None,
@@ -387,7 +404,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--task", required=True, type=int)
 @click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write the mistakes as JSON lines.")
+@click.option("--report", type=OutputPath(dir_okay=False, path_type=Path), help="Write the mistakes as JSON lines.")
 def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | None) -> None:
     """Per-response and per-dialog accuracy of a model on a split, as one JSON line."""
     from models.examples import split_examples
@@ -409,7 +426,7 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
 @click.option("--dialog", "dialog_index", required=True, type=click.IntRange(min=0),
               help="Dialog number in the split, from 0 (its id is babi-N/split/K).")
 @click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
-@click.option("--png", type=click.Path(dir_okay=False, path_type=Path), help="Write a heat map of one turn.")
+@click.option("--png", type=OutputPath(dir_okay=False, path_type=Path), help="Write a heat map of one turn.")
 @click.option("--turn", type=click.IntRange(min=0),
               help="Bot turn for the heat map (default: the dialog's last); needs --png.")
 def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: str, png: Path | None,
@@ -441,7 +458,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
 
 @main.command()
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", required=True, type=OutputPath(dir_okay=False, path_type=Path),
               help="Markdown table; the CSV goes beside it (same name, .csv).")
 @click.option("--methods", default="",
               help="Comma-separated Table 2 methods (default: the paper's, rule_based,tfidf,tfidf_type,"
@@ -499,7 +516,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
 @main.command("pipeline")
 @click.option("--quick", is_flag=True,
               help="The quick profile (few epochs; the template ranker and MemN2N); default: full (every model).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--root", type=OutputPath(file_okay=False, path_type=Path), default=None,
               help="Where artifacts, metadata and pushed models go (default ./pipeline_output).")
 @click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Corpus directory in the dialog-bAbI layout, or a Movie Dialog corpus (default "

@@ -251,3 +251,22 @@ def test_a_failure_part_way_through_regenerating_leaves_the_old_corpus_whole(tmp
     failed = runner.invoke(main, [*base, "--seed", "1"])
     assert failed.exit_code == 1 and "dialog-babi-kb-all.txt: No space left on device" in failed.output
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_an_output_under_a_file_is_refused_before_any_work(tmp_path: Path) -> None:
+    """A parent that is a file failed deep inside the work with a traceback (the pipeline's metadata, the
+    Trainer's export): now a usage error naming it, for every option a command writes to."""
+    afile = tmp_path / "afile"
+    afile.write_text("a user's file")
+    corpus = tmp_path / "corpus"
+    generate(GenerationPlan(seed=1, dialogs_per_split=2, tasks=(1,)), corpus, runner="local")
+    runner = CliRunner()
+    for command in (["generate", "restaurant", "--out", str(afile / "c")],
+                    ["convert", "dstc2", "--src", str(tmp_path), "--out", str(afile / "c")],
+                    ["train", "--data", str(corpus), "--task", "1", "--out", str(afile / "m")],
+                    ["benchmark", "--data", str(corpus), "--out", str(afile / "t.md")],
+                    ["pipeline", "--data", str(corpus), "--root", str(afile / "r")]):
+        result = runner.invoke(main, command)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{afile} is a file, not a directory" in result.output, (command, result.output)
+    assert afile.read_text() == "a user's file"
