@@ -118,8 +118,30 @@ seed_option = click.option("--seed", default=0, show_default=True, type=int,
 runner_option = click.option("--runner", type=click.Choice(["auto", "local", "beam"]), default="auto",
                              show_default=True,
                              help="local: this process; beam: an Apache Beam pipeline; auto: Beam for large corpora.")
+class BeamArg(click.ParamType):
+    """One Beam pipeline option, ``--name=value``: anything else Beam would drop with a log line, and an unknown
+    ``--runner`` failed after the work had started, with a traceback."""
+
+    name = "beam option"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if not text.startswith("--") or len(text) < 3:
+            self.fail(f"{text!r} is not a Beam option: give --name=value (e.g. --runner=DataflowRunner)", param, ctx)
+        name, _, runner = text.partition("=")
+        if name == "--runner" and runner:
+            from apache_beam.runners.runner import create_runner
+
+            try:
+                create_runner(runner)
+            except ValueError as error:
+                self.fail(str(error).split(". Valid values")[0] + " (e.g. DirectRunner, DataflowRunner, FlinkRunner, "
+                          "SparkRunner, PortableRunner)", param, ctx)
+        return text
+
+
 generator_beam_args_option = click.option(
-    "--beam-arg", "beam_args", multiple=True,
+    "--beam-arg", "beam_args", multiple=True, type=BeamArg(),
     help="A Beam pipeline option, repeatable (default: DirectRunner, one worker process per core).")
 
 
@@ -523,7 +545,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
                    "./corpora/restaurant).")
 @click.option("--tasks", type=TaskList(), default="",
               help="Comma-separated tasks sharing one candidate set (default: all).")
-@click.option("--beam-arg", "beam_args", multiple=True,
+@click.option("--beam-arg", "beam_args", multiple=True, type=BeamArg(),
               help="A Beam pipeline option, repeatable (default: in-memory DirectRunner).")
 def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple[int, ...],
                  beam_args: tuple[str, ...]) -> None:

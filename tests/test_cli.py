@@ -270,3 +270,14 @@ def test_an_output_under_a_file_is_refused_before_any_work(tmp_path: Path) -> No
         assert result.exit_code == 2, (command, result.output)
         assert f"{afile} is a file, not a directory" in result.output, (command, result.output)
     assert afile.read_text() == "a user's file"
+
+
+def test_beam_args_that_beam_would_drop_or_fail_on_are_usage_errors(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for command in (["pipeline", "--quick", "--root", str(tmp_path / "r")],
+                    ["generate", "restaurant", "--out", str(tmp_path / "g"), "--runner", "beam"]):
+        dropped = runner.invoke(main, [*command, "--beam-arg=notanoption"])
+        assert dropped.exit_code == 2 and "'notanoption' is not a Beam option" in dropped.output
+        bogus = runner.invoke(main, [*command, "--beam-arg=--runner=Bogus"])
+        assert bogus.exit_code == 2 and "Unexpected pipeline runner: Bogus" in bogus.output
+    assert not (tmp_path / "r").exists() and not (tmp_path / "g").exists()
