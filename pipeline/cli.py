@@ -430,15 +430,21 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
 def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | None) -> None:
     """Per-response and per-dialog accuracy of a model on a split, as one JSON line."""
     from models.examples import split_examples
+    from models.serving.evaluate import answers_outside
     from models.serving.evaluate import evaluate as run_evaluation
     from models.serving.ranker import SavedModelRanker
 
     try:
         examples = split_examples(_task_files(data, task), split)
-        result = run_evaluation(SavedModelRanker(model_dir), examples, report)
+        ranker = SavedModelRanker(model_dir)
+        result = run_evaluation(ranker, examples, report)
     except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(result))
+    outside, candidates = answers_outside(ranker.directory, examples)
+    if outside:
+        click.echo(f"warning: {outside:,} of {len(examples):,} gold answers are not among the model's {candidates:,} "
+                   "candidates (a model of another corpus?): those turns cannot be answered right", err=True)
+    click.echo(json.dumps({**result, "answers_outside_candidates": outside}))
 
 
 @main.command()

@@ -113,9 +113,10 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
                                      "--split", "tst-OOV", "--report", str(report)])
     assert evaluated.exit_code == 0, evaluated.output
     result = json.loads(evaluated.output)
-    assert set(result) == {"per_response_accuracy", "per_dialog_accuracy", "hits_at_10", "turns", "dialogs"}
+    assert set(result) == {"per_response_accuracy", "per_dialog_accuracy", "hits_at_10", "turns", "dialogs",
+                           "answers_outside_candidates"}
     assert result["hits_at_10"] >= result["per_response_accuracy"]
-    assert result["dialogs"] == 4
+    assert result["dialogs"] == 4 and result["answers_outside_candidates"] == 0
     mistakes = [json.loads(line) for line in report.read_text().splitlines()]
     assert len(mistakes) == round(result["turns"] * (1 - result["per_response_accuracy"] / 100))
 
@@ -132,6 +133,14 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     no_turn = runner.invoke(main, ["explain", "--model", str(model), "--data", str(data), "--task", "1",
                                    "--dialog", "0", "--png", str(png), "--turn", "50"])
     assert no_turn.exit_code == 1 and "has no bot turn 50" in no_turn.output
+
+    # A restaurant model on the banking corpus: 0.0, and a word that its answers are not the model's candidates.
+    banking = tmp_path / "banking"
+    assert runner.invoke(main, ["generate", "banking", "--out", str(banking), "--dialogs", "1", "--dev-dialogs", "1",
+                                "--test-dialogs", "1"]).exit_code == 0
+    foreign = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(banking), "--task", "7"])
+    assert foreign.exit_code == 0 and "gold answers are not among the model's" in foreign.output
+    assert json.loads(foreign.stdout)["answers_outside_candidates"] == json.loads(foreign.stdout)["turns"]
 
     missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
