@@ -262,6 +262,8 @@ def _check_candidates(path: Path, report: ValidationReport) -> set[str] | None:
         seen[text] += 1
         if seen[text] == 2:
             report.warn(path, number, "duplicate candidate", repr(text))
+        if text != text.strip():
+            report.warn(path, number, "candidate with leading or trailing spaces", repr(text))
     return set(seen)
 
 
@@ -270,11 +272,14 @@ def _check_dialogs(path: Path, dialog_file: DialogFile, candidates: set[str] | N
     if not len(dialog_file):
         report.add(path, None, "no dialogs")
     report.dialogs += len(dialog_file)
+    stripped = {c.strip(): c for c in candidates} if candidates is not None else {}  # to name a spaces-only miss
     for number, line in numbered_lines(dialog_file):
         if isinstance(line, Turn):
             report.turns += 1
             if candidates is not None and line.bot not in candidates:
-                report.add(path, number, f"gold bot utterance not in the candidate set: {line.bot!r}")
+                near = stripped.get(line.bot.strip()) if line.bot.strip() else None
+                report.add(path, number, f"gold bot utterance not in the candidate set: {line.bot!r}"
+                           + (f" (the candidate {near!r} differs in spaces only)" if near is not None else ""))
         elif isinstance(line, KBResult) and kb is not None and line.fact is not None:
             entities, facts = kb
             if line.fact[0] not in entities:

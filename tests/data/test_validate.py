@@ -42,6 +42,19 @@ def test_gold_answer_missing_from_candidates(corpus: Path) -> None:
     assert "not in the candidate set: 'i am not a candidate'" in report.format()
 
 
+def test_candidates_with_trailing_spaces_are_named_as_such(corpus: Path) -> None:
+    """A candidates file saved with trailing spaces made every gold answer 'not in the candidate set', and the
+    whitespace was never mentioned."""
+    path = corpus / SHARED_CANDIDATES
+    lines = path.read_text().split("\n")
+    spaced = next(i for i, line in enumerate(lines) if line == "1 i'm on it")
+    lines[spaced] += "  "
+    path.write_text("\n".join(lines))
+    text = validate_corpus(corpus).format(max_per_file=1000)
+    assert f"{path.name}:{spaced + 1}" in text and "candidate with leading or trailing spaces" in text
+    assert "not in the candidate set: \"i'm on it\" (the candidate \"i'm on it  \" differs in spaces only)" in text
+
+
 def test_kb_result_with_unknown_entity_or_wrong_fact(corpus: Path) -> None:
     path = corpus / dialog_file_name(3, "trn")
     first = path.read_text().split("\n")[0]
