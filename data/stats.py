@@ -63,9 +63,10 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     tasks = discover(directory)
     if not tasks:
         try:
-            return movie_stats(discover_movie_corpus(directory))
+            movie = discover_movie_corpus(directory)
         except ValueError:
             raise ValueError(f"{directory}: no dialog-babi-task*-*.txt files, and no Movie Dialog task file") from None
+        return movie_stats(movie)  # a malformed line is its own error, naming file and line
     result: dict[str, Any] = {"tasks": {}, "candidate_sets": {}}
     groups: dict[str, dict[str, Any]] = {}
     for task, files in tasks.items():

@@ -30,3 +30,19 @@ def test_stats_of_a_generated_corpus(small_corpus: Path) -> None:
     assert stats["tasks"]["3"]["api_outputs"] >= 21  # at least 3 restaurants of 7 facts
     assert stats["candidate_sets"] == {SHARED_CANDIDATES: {"tasks": [1, 3], "vocabulary_size":
                                                            stats["vocabulary_size"], "candidates": 4212}}
+
+
+def test_a_movie_corpus_with_one_bad_line_is_named_by_file_and_line(tmp_path: Path) -> None:
+    """It said there was no task file at all: the bad line's FormatError was taken for a failed discovery."""
+    import pytest
+
+    from data.babi_format import FormatError
+    from data.movie.tasks import MoviePlan, generate
+
+    generate(MoviePlan(seed=1, scale="tiny"), tmp_path)
+    path = tmp_path / "task1_qa" / "task1_qa_train.txt"
+    lines = path.read_text().splitlines()
+    lines[2] = "garbage line without id"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match="task1_qa_train.txt:3: expected 'ID text<TAB>answers'"):
+        corpus_stats(tmp_path)
