@@ -271,8 +271,9 @@ def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
     try:
         report = convert_release(src, out, skip_bad=skip_bad, seed=seed)
     except Dstc2Error as error:
-        raise click.ClickException(str(error) + ("" if skip_bad else " (use --skip-bad to leave malformed calls out)")
-                                   ) from None
+        in_a_call = Path(error.path).name in ("log.json", "label.json")  # what --skip-bad can leave out
+        raise click.ClickException(str(error) + (" (use --skip-bad to leave malformed calls out)"
+                                                 if in_a_call and not skip_bad else "")) from None
     for problem in report.skipped:
         click.echo(f"skipped {problem}", err=True)
     dialogs = ", ".join(f"{split} {n}" for split, n in report.dialogs.items())

@@ -121,6 +121,8 @@ def _acts(raw: list, path: Path, index: int) -> tuple[tuple[str, tuple[tuple[str
         if not isinstance(act, dict) or not isinstance(act.get("act"), str):
             raise Dstc2Error(path, f"turn {index}: a dialog act without an 'act' name")
         slots = []
+        if not isinstance(act.get("slots", []), list):
+            raise Dstc2Error(path, f"turn {index}: the slots of act {act['act']!r} are not a list of [slot, value]")
         for pair in act.get("slots", []):
             if not isinstance(pair, list) or len(pair) != 2:
                 raise Dstc2Error(path, f"turn {index}: slot {pair!r} of act {act['act']!r} is not [slot, value]")
@@ -171,7 +173,11 @@ def split_calls(root: str | Path) -> dict[str, list[Path]]:
         if flist is None:
             continue
         calls = []
-        for line in flist.read_text(encoding="utf-8").splitlines():
+        try:
+            text = flist.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise Dstc2Error(flist, f"not UTF-8 text: {error}") from None
+        for line in text.splitlines():
             entry = line.strip()
             if not entry:
                 continue
@@ -189,9 +195,12 @@ def read_ontology(root: str | Path) -> dict[str, list[str]]:
     if path is None:
         return {}
     try:
-        informable = json.loads(path.read_text(encoding="utf-8")).get("informable", {})
-    except json.JSONDecodeError as error:
+        ontology = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise Dstc2Error(path, f"not valid JSON: {error}") from error
+    informable = ontology.get("informable", {}) if isinstance(ontology, dict) else None
+    if not isinstance(informable, dict) or not all(isinstance(v, list) for v in informable.values()):
+        raise Dstc2Error(path, "expected an object whose 'informable' maps each slot to a list of values")
     return {slot: [str(v).lower() for v in values] for slot, values in informable.items()}
 
 

@@ -116,6 +116,8 @@ def test_conversion_is_deterministic(tmp_path: Path) -> None:
     (lambda call: _drop_last_label_turn(call), "log.json has 5 turns but label.json has 4"),
     (lambda call: _rewrite(call / "log.json", lambda d: d["turns"][1]["output"].pop("transcript")),
      "log.json: turn 1: missing field 'output.transcript'"),
+    (lambda call: _rewrite(call / "log.json", lambda d: d["turns"][1]["output"]["dialog-acts"][0].update(slots=5)),
+     "turn 1: the slots of act 'offer' are not a list of [slot, value]"),
 ])
 def test_malformed_call_is_an_error_naming_its_path(release: Path, tmp_path: Path, damage, message: str) -> None:
     call = release / "data" / PREZZO_CALL
@@ -186,3 +188,20 @@ def test_a_conversion_that_validate_would_reject_is_not_written(release: Path, t
     with pytest.raises(Dstc2Error, match="would not pass validation .*; nothing written"):
         convert_release(release, out)
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+@pytest.mark.parametrize(("file", "content", "message"), [
+    ("scripts/config/ontology_dstc2.json", b"[1, 2]", "expected an object whose 'informable' maps each slot"),
+    ("scripts/config/ontology_dstc2.json", b"\xff\xfe{}", "not valid JSON"),
+    ("scripts/config/dstc2_train.flist", b"Mar13_S0A0/voip-a1\n\xff\xfe\n", "dstc2_train.flist: not UTF-8 text"),
+])
+def test_a_malformed_ontology_or_file_list_is_one_line_naming_it(release: Path, tmp_path: Path, file: str,
+                                                                 content: bytes, message: str) -> None:
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    (release / file).write_bytes(content)
+    result = CliRunner().invoke(main, ["convert", "dstc2", "--src", str(release), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
+    assert "--skip-bad" not in result.output  # it leaves calls out, not a bad ontology or file list
