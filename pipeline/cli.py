@@ -380,8 +380,9 @@ def _task_files(data: Path, task: int):
               help="Add each epoch's loss, dev accuracy, training and dev evaluation seconds to the JSON.")
 @click.option("--out", required=True, type=OutputPath(file_okay=False),
               help="SavedModel directory, local or remote (gs://...): a new one, an empty one, or a model dialog "
-                   "train wrote before (replaced whole once the new one is written). Anything else is refused before "
-                   "training, never replaced.")
+                   "train wrote before, holding nothing else (replaced whole once the new one is written). Anything "
+                   "else, a report written into a model directory included, is refused before training, never "
+                   "replaced.")
 @click.option("--log-dir", type=OutputPath(file_okay=False), help="TensorBoard log directory.")
 def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
           shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,

@@ -82,6 +82,10 @@ class DialogServingModule(tf.Module):
                                    tf.sparse.to_dense(parsed["memory_speaker"], default_value=""), parsed["query"])
 
 
+# What a SavedModel directory of ours holds (tf.saved_model.save, the feature spec among the assets).
+SAVED_MODEL_ENTRIES = frozenset({"saved_model.pb", "variables", "assets", "fingerprint.pb"})
+
+
 class OutputRefused(ValueError):
     """``--out`` names something that is not a model this project wrote: it is never replaced."""
 
@@ -113,6 +117,10 @@ def prepare_output(directory: str | Path) -> None:
         raise OutputRefused(f"{directory}: exists and is not a model written by dialog train (no saved_model.pb with "
                             f"assets/{SPEC_ASSET}); it is left as it is: give --out a new directory, or remove it "
                             "yourself")
+    others = sorted({name.rstrip("/") for name in GFILE.listdir(path)} - SAVED_MODEL_ENTRIES)
+    if others:  # a report or notes the user put beside the model would go with it
+        raise OutputRefused(f"{directory}: holds {', '.join(others)}, which dialog train did not write and would "
+                            "delete with the old model; move them, or give --out a new directory")
 
 
 def export(module: DialogServingModule, directory: str | Path) -> None:

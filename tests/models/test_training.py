@@ -69,6 +69,20 @@ def test_an_out_that_is_a_symbolic_link_is_refused_and_its_target_kept(tmp_path:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "model"]
 
 
+def test_a_model_directory_holding_the_users_files_is_not_replaced(tmp_path: Path) -> None:
+    """Retraining into a model directory replaced it whole, and took with it the report 'dialog evaluate --report'
+    had written there: refused now, the model and the report kept."""
+    model = tmp_path / "model"
+    (model / "assets").mkdir(parents=True)
+    (model / "saved_model.pb").write_bytes(b"pb")
+    (model / "assets" / SPEC_ASSET).write_text("{}")
+    prepare_output(model)  # our own files only: may be replaced
+    (model / "mistakes.jsonl").write_text("keep me")
+    with pytest.raises(OutputRefused, match="holds mistakes.jsonl, which dialog train did not write"):
+        prepare_output(model)
+    assert (model / "mistakes.jsonl").read_text() == "keep me" and (model / "saved_model.pb").exists()
+
+
 def test_a_previous_model_is_replaced_and_a_killed_runs_leftovers_cleared(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "model"
     (tmp_path / ".model.tmp-0123abcd").mkdir()  # what killed runs leave
