@@ -16,6 +16,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -56,7 +57,40 @@ def quiet_frameworks() -> None:
         root.addHandler(_StderrHandler())  # the root has a handler now, so the frameworks' basicConfig adds none
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def file_system_error(error: BaseException) -> str | None:
+    """One line for a full disk, a read-only or unwritable path, a missing directory: Python's ``OSError`` or
+    TensorFlow's file-system errors (an ``OpError`` from its C++ writers, e.g. at a model's export); None for any
+    other error, which keeps its traceback."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:  # the cause a framework wrapped it in
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno is not None:
+            return f"{error.filename or ''}{': ' if error.filename else ''}{error.strerror}"
+        if any(kind.__name__ == "OpError" for kind in type(error).__mro__) and any(
+                word in str(error).lower() for word in ("no space left", "read-only file system", "permission denied",
+                                                        "disk quota")):
+            return str(getattr(error, "message", error)).strip().splitlines()[0]
+        error = error.__cause__ or error.__context__
+    return None
+
+
+class DialogGroup(click.Group):
+    """The ``dialog`` command group: a file-system error in any command (a full disk at a model's export, say)
+    is one line, not a traceback of the frameworks underneath."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as error:  # noqa: BLE001 (re-raised unless it is a file-system error)
+            line = file_system_error(error)
+            if line is None:
+                raise
+            raise click.ClickException(line) from None
+
+
+@click.group(cls=DialogGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--verbose", is_flag=True, help="Show TensorFlow's, TFX's and Beam's own logs and warnings.")
 def main(verbose: bool) -> None:
     """End-to-end goal-oriented dialog (dialog-bAbI and friends) on TFX."""

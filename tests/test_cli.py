@@ -290,3 +290,38 @@ def test_beam_args_that_beam_would_drop_or_fail_on_are_usage_errors(tmp_path: Pa
         bogus = runner.invoke(main, [*command, "--beam-arg=--runner=Bogus"])
         assert bogus.exit_code == 2 and "Unexpected pipeline runner: Bogus" in bogus.output
     assert not (tmp_path / "r").exists() and not (tmp_path / "g").exists()
+
+
+def test_a_full_disk_is_one_line_in_any_command(tmp_path: Path, monkeypatch) -> None:
+    """At a model's export (TensorFlow's own error, or Python's) or a report's write: one line naming the error,
+    not the frameworks' traceback (123 lines at the pipeline Trainer's export)."""
+    import errno
+
+    import tensorflow as tf
+
+    from models.serving import evaluate as evaluation
+    from models.serving import export
+
+    runner, data = CliRunner(), tmp_path / "corpus"
+    generate(GenerationPlan(seed=2, dialogs_per_split=3, tasks=(1,)), data, runner="local")
+    train = ["train", "--data", str(data), "--task", "1", "--epochs", "1", "--embedding-dim", "8"]
+
+    def full_tf(*args, **kwargs) -> None:
+        raise tf.errors.ResourceExhaustedError(None, None, "model/variables/variables.data: No space left on device")
+
+    monkeypatch.setattr(export, "replace_directory", full_tf)
+    result = runner.invoke(main, [*train, "--out", str(tmp_path / "m1")])
+    assert result.exit_code == 1 and result.output.strip().splitlines()[-1] == (
+        "Error: model/variables/variables.data: No space left on device"), result.output
+    monkeypatch.undo()
+    assert runner.invoke(main, [*train, "--out", str(tmp_path / "m2")]).exit_code == 0
+
+    def full_os(path, *args, **kwargs) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(evaluation, "write_text_atomic", full_os)
+    report = tmp_path / "mistakes.jsonl"
+    result = runner.invoke(main, ["evaluate", "--model", str(tmp_path / "m2"), "--data", str(data), "--task", "1",
+                                  "--report", str(report)])
+    assert result.exit_code == 1 and f"{report}: No space left on device" in result.output, result.output
+    assert "Traceback" not in result.output and not report.exists()
