@@ -603,10 +603,15 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
     if not movies:
         _check_tasks(data or DEFAULT_DATA, tasks, need_corpus=True)
     started = time.perf_counter()
+    from components.data_gate import DataGateError
+
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
         profile = PROFILES["quick" if quick else "full"]
-        located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
-                      beam_args=beam_args or DEFAULT_BEAM_ARGS)
+        try:
+            located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
+                          beam_args=beam_args or DEFAULT_BEAM_ARGS)
+        except DataGateError as refused:  # the gate's own report, not the orchestrator's traceback
+            raise click.ClickException(str(refused)) from None
     summary = run_summary(located["metadata"], MOVIE_PROFILES[profile.name].models if movies else profile.models)
     click.echo(format_table(summary, MOVIE_COLUMNS) if movies else format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "

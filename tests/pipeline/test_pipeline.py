@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from components.data_gate import DataGateError
 from data.babi.generation import GenerationPlan, generate
 from models.serving.rest import predict
 from models.training import EmbeddingsConfig, MemN2NConfig, TemplateConfig
@@ -166,8 +165,15 @@ def test_bad_data_stops_the_run_before_training(corpus: Path, tmp_path: Path) ->
     candidates = broken / "dialog-babi-candidates.txt"
     lines = candidates.read_text().splitlines(keepends=True)
     candidates.write_text("".join(line for line in lines if line != "1 hello what can i help you with today\n"))
-    with pytest.raises(DataGateError, match="not in the candidate set|answer_index"):
-        run(root=tmp_path / "run", data=broken, profile=TINY)
+    # Through the command line (DataGateError inside): the gate's report as the error, not a traceback.
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    refused = CliRunner().invoke(main, ["pipeline", "--quick", "--data", str(broken), "--root", str(tmp_path / "run")])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert re.search(r"Error: the corpus failed validation.*(not in the candidate set|answer_index)",
+                     refused.output, re.S), refused.output
     root = tmp_path / "run" / "pipelines" / "dialog"
     assert (root / "ExampleValidator").is_dir()
     assert not [name for name in ("TemplateTrainer", "MemN2NTrainer", "EmbeddingsTrainer") if (root / name).exists()]
