@@ -123,3 +123,14 @@ def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path
     assert [pool["replica_count"] for pool in pools] == [1, 1]
     executor = spec["deploymentSpec"]["executors"]["MemN2NTrainer_executor"]["container"]
     assert "components.vertex_training.VertexExecutor" in executor["args"]
+
+
+def test_the_full_movie_profile_trains_evaluates_and_pushes_the_supervised_embeddings_too(tmp_path: Path) -> None:
+    spec = json.loads(compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
+                                       "gs://bucket/serving", movie=True).read_text())["pipelineSpec"]
+    tasks = spec["root"]["dag"]["tasks"]
+    for name in ("MemN2N", "Embeddings"):
+        assert {f"{name}Trainer", f"{name}Evaluator", f"{name}Pusher"} <= set(tasks)
+        assert "DialogDataGate" in set(tasks[f"{name}Trainer"].get("dependentTasks", []))
+    assert trainer_config(spec, "EmbeddingsTrainer")["hops"] == 0  # no attention over memory
+    assert trainer_config(spec, "MemN2NTrainer")["hops"] == 2

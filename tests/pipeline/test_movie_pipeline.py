@@ -5,7 +5,6 @@ hits@k per task, the blessed model pushed and answering raw text."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 import tensorflow as tf
@@ -17,8 +16,7 @@ from pipeline.local_runner import run
 from pipeline.summary import run_summary
 
 SMALL = StreamedConfig(embedding_dim=16, epochs=2, batch_size=32, sampled=100, shuffle_buffer=500)
-TINY = MovieProfile(name="tiny", memn2n=SMALL, embeddings=replace(SMALL, hops=0, dictionaries=2, epochs=1),
-                    min_accuracy=0.0)
+TINY = MovieProfile(name="tiny", memn2n=SMALL, min_accuracy=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +48,6 @@ def test_each_task_is_a_slice_with_hits_at_k_and_the_model_is_pushed(finished: d
     # is measured in docs/results.md, not here.
     assert slices["task=movie-qa"]["hits_at_10"] > 10, slices["task=movie-qa"]
     assert summary["blessed"] and summary["pushed_model"]
-    # The supervised embeddings (no hop) beside it, evaluated and pushed on their own.
-    embeddings = summary["models"]["embeddings"]
-    assert embeddings["pushed_model"] and "/embeddings/" in embeddings["pushed_model"]
-    assert {"per_response_accuracy", "hits_at_10"} <= set(embeddings["slices"]["split=test,task=movie-qa"])
 
 
 def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finished: dict) -> None:
