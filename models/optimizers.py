@@ -2,11 +2,12 @@
 
 Keras 3's Adam turns a ``tf.IndexedSlices`` gradient into a dense tensor: every step then reads and writes the
 whole table and both of its moments. For the restaurant vocabularies (a few thousand words) that is cheap; for the
-Movie Dialog corpus (117k words, three 64-wide tables) it was 70 ms of an 80 ms training step at batch 128.
+Movie Dialog corpus (117k words, three 64-wide tables) it was most of a training step (docs/results.md has the
+profile).
 :class:`RowAdam` updates the first and second moments and the weights of the gradient's rows alone. A row the batch
 does not touch keeps its moments and does not move, where Keras' Adam would keep moving it by its decaying
-momentum: the usual trade of sparse Adam (TensorFlow 1's ``LazyAdamOptimizer``), measured on the Movie Dialog
-small world before it was made the default there (docs/movie.md).
+momentum: the usual trade of sparse Adam (TensorFlow 1's lazy Adam), measured on the Movie Dialog small world
+before it was made the default there (docs/movie.md).
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def drawn_right(drawn: tf.Tensor, right: tf.Tensor) -> tf.Tensor:
     with -1).
 
     A binary search of each drawn entity in the example's sorted answers: some examples have a thousand right
-    answers, and comparing every pair (B x n x R) took 36 ms of a 44 ms forward pass at batch 128."""
+    answers, and comparing every pair (B x n x R) was most of the forward pass (docs/results.md)."""
     ordered = tf.sort(tf.pad(right, [[0, 0], [0, 1]], constant_values=-1), axis=1)  # never empty
     drawn = tf.broadcast_to(tf.cast(drawn, right.dtype)[tf.newaxis, :], [tf.shape(right)[0], tf.shape(drawn)[0]])
     at = tf.minimum(tf.searchsorted(ordered, drawn), tf.shape(ordered)[1] - 1)
