@@ -134,7 +134,7 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
                                    "--dialog", "0", "--png", str(png), "--turn", "50"])
     assert no_turn.exit_code == 1 and "has no bot turn 50" in no_turn.output
 
-    # A restaurant model on the banking corpus: 0.0, and a word that its answers are not the model's candidates.
+    # A restaurant model on the banking corpus answers nothing right, and the command says why.
     banking = tmp_path / "banking"
     assert runner.invoke(main, ["generate", "banking", "--out", str(banking), "--dialogs", "1", "--dev-dialogs", "1",
                                 "--test-dialogs", "1"]).exit_code == 0

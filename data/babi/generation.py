@@ -94,8 +94,7 @@ def _keep_the_kb_of_other_tasks(plan: GenerationPlan, out: Path) -> None:
     kept = sorted({task for task, split in _dialog_files(out)} - set(plan.tasks))
     if not kept or not kb.is_file():
         return
-    world = build_world(plan.seed)
-    if kb.read_text(encoding="utf-8") != babi_format.render_kb(KBFile(world.kb.facts() + world.kb_oov.facts())):
+    if kb.read_text(encoding="utf-8") != babi_format.render_kb(_shared_kb(plan.seed)):
         raise ValueError(f"{out}: tasks {', '.join(map(str, kept))} use its KB ({SHARED_KB}), which --seed "
                          f"{plan.seed} would replace; generate them again with this seed (--tasks), or write "
                          "elsewhere")
@@ -107,10 +106,16 @@ def _dialog_files(out: Path) -> list[tuple[int, str]]:
             if (out / dialog_file_name(task, split)).is_file()]
 
 
+def _shared_kb(seed: int) -> KBFile:
+    """The KB file every restaurant task of the seed's corpus shares (both KBs: the OOV test sets' too)."""
+    world = build_world(seed)
+    return KBFile(world.kb.facts() + world.kb_oov.facts())
+
+
 def _write_side_files(out: Path, seed: int) -> None:
     world = build_world(seed)
     babi_format.write_candidates(out / SHARED_CANDIDATES, CandidateFile(world.candidates()))
-    babi_format.write_kb(out / SHARED_KB, KBFile(world.kb.facts() + world.kb_oov.facts()))
+    babi_format.write_kb(out / SHARED_KB, _shared_kb(seed))
 
 
 def generate(plan: GenerationPlan, out: str | Path, runner: str = "auto", beam_args: Sequence[str] = ()) -> list[Path]:

@@ -78,7 +78,7 @@ class StreamedConfig:
     steps_per_execution: int = 8
     top_k: int = 100  # what the SavedModel returns: hits@100 of task 2 needs 100
     # Gradients of the batch's words' rows alone, and Adam stepping only them (models.optimizers.RowAdam); False:
-    # dense tables and Keras' Adam, ten times slower a step at the paper's scale.
+    # dense tables and Keras' Adam, much slower a step at the paper's scale (docs/results.md).
     row_updates: bool = True
     seed: int = 0
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from models.examples import TurnExample
+from models.features import FeatureSpec
 from models.gfile import GFILE
 from models.methods import Ranker
 from models.metrics import accuracy_report, hits_at_k
@@ -23,7 +24,7 @@ def answers_outside(model_directory: str | Path, examples: Sequence[TurnExample]
     if not GFILE.exists(path):
         return 0, 0
     with GFILE.open(path, "r") as handle:
-        candidates = set(json.loads(handle.read()).get("candidates", ()))
+        candidates = set(FeatureSpec.from_json(handle.read()).candidates)
     if not candidates:
         return 0, 0
     return sum(e.answer not in candidates for e in examples), len(candidates)

@@ -17,7 +17,8 @@ import tensorflow as tf
 
 INPUTS = ("memory", "query")
 SIGNATURE = "serving_default"  # the one signature that takes row-format memory and query
-# The most instances one request may hold: 100,000 took 44 s and 3.4 GB in one call; a client sends batches.
+# The most instances one request may hold: a huge request holds the process for its whole time and memory
+# (docs/pipeline.md); a client sends batches.
 MAX_INSTANCES = 1024
 
 

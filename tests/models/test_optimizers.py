@@ -17,7 +17,7 @@ def stepped(optimizer: keras.optimizers.Optimizer, gradients: list[tf.Tensor | t
 
 
 def test_a_step_is_adams_on_the_touched_rows_with_repeated_rows_summed() -> None:
-    # Row 2 twice: its step must see the sum (0.3 + 0.5), as the dense gradient holds it.
+    # Row 2 twice: its step must see the sum of its two rows, as the dense gradient holds it.
     first = tf.IndexedSlices(tf.constant([[0.3] * 4, [1.0] * 4, [0.5] * 4]), tf.constant([2, 4, 2]),
                              dense_shape=tf.constant([6, 4]))
     second = tf.IndexedSlices(tf.constant([[-0.7] * 4]), tf.constant([4]), dense_shape=tf.constant([6, 4]))
