@@ -150,28 +150,49 @@ class DirectoryBusy(OSError):
 
 
 @contextlib.contextmanager
-def one_writer(directory: str | os.PathLike[str], wait: bool = False) -> Iterator[None]:
-    """An exclusive advisory lock on the directory itself (``flock`` on its descriptor, so no lock file is left in
-    it) for as long as the block runs: two writers of one corpus, model or serving directory never mix their
-    output. The second one waits (``wait``) or gets :class:`DirectoryBusy` naming the directory. The directory is
-    created if missing. A URL (``gs://``) has no such lock: one writer there."""
-    path = os.fspath(directory)
-    if "://" in path:
-        yield
-        return
+def _locked(lock_path: str, flags: int, output: str, wait: bool) -> Iterator[None]:
     import fcntl
 
-    os.makedirs(path, exist_ok=True)
-    descriptor = os.open(path, os.O_RDONLY)
+    descriptor = os.open(lock_path, flags, 0o666)
     try:
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
-            raise DirectoryBusy(f"{path} is being written by another process; wait for it to finish, or write "
+            raise DirectoryBusy(f"{output} is being written by another process; wait for it to finish, or write "
                                 "elsewhere") from None
         yield
     finally:
         os.close(descriptor)  # closing releases the lock
+
+
+@contextlib.contextmanager
+def one_writer(directory: str | os.PathLike[str], wait: bool = False) -> Iterator[None]:
+    """An exclusive advisory lock on the directory itself (``flock`` on its descriptor, so no lock file is left in
+    it) for as long as the block runs: two writers of one corpus, pipeline root or serving directory never mix
+    their output. The second one waits (``wait``) or gets :class:`DirectoryBusy` naming the directory. The
+    directory is created if missing. A URL (``gs://``) has no such lock: one writer there."""
+    path = os.fspath(directory)
+    if "://" in path:
+        yield
+        return
+    os.makedirs(path, exist_ok=True)
+    with _locked(path, os.O_RDONLY, path, wait):
+        yield
+
+
+@contextlib.contextmanager
+def one_writer_of(output: str | os.PathLike[str], wait: bool = False) -> Iterator[None]:
+    """:func:`one_writer` for an output that is replaced whole by a rename (a trained model's directory, a table
+    and its CSV): a lock on the output itself would go aside with it, so the lock is the empty file ``.NAME.lock``
+    beside it, which stays (it holds nothing; removing it under a waiting writer would let a third one in)."""
+    path = os.fspath(output)
+    if "://" in path:
+        yield
+        return
+    parent, name = _split(path)
+    os.makedirs(parent, exist_ok=True)
+    with _locked(_join(parent, f".{name}.lock"), os.O_RDWR | os.O_CREAT, path, wait):
+        yield
 
 
 STAGING_PREFIX = ".staging-"

@@ -64,13 +64,15 @@ def file_system_error(error: BaseException) -> str | None:
     seen: set[int] = set()
     while error is not None and id(error) not in seen:  # the cause a framework wrapped it in
         seen.add(id(error))
+        if isinstance(error, OSError) and error.errno is None and type(error) is not OSError:
+            return str(error)  # ours, with its own message (data.atomic.DirectoryBusy)
         if isinstance(error, OSError) and error.errno is not None:
             return f"{error.filename or ''}{': ' if error.filename else ''}{error.strerror}"
         if any(kind.__name__ == "OpError" for kind in type(error).__mro__) and any(
                 word in str(error).lower() for word in ("no space left", "read-only file system", "permission denied",
                                                         "disk quota")):
             return str(getattr(error, "message", error)).strip().splitlines()[0]
-        error = error.__cause__ or error.__context__
+        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
     return None
 
 
@@ -423,6 +425,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
           only_learned_words: bool, per_occurrence_gradient: bool, select_on_oov_dev: bool, epochs: int | None,
           batch_size: int | None, seed: int, with_history: bool, out: str, log_dir: str | None) -> None:
     """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
+    from data.atomic import one_writer_of
     from data.babi_format import FormatError
     from models import methods
     from models.babi.methods import MODEL_METHODS
@@ -443,10 +446,11 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (paper_config(task, model=model_kind, **common) if preset == "paper"
                   else train_config(model_kind, **common))
-        prepare_output(out)  # before reading the corpus: a refused --out costs nothing
-        loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
-        fitted = methods.get(MODEL_METHODS[model_kind], "babi").fit(
-            loaded, out, methods.Settings(config=config, verbose=2, log_dir=log_dir))
+        with one_writer_of(out):  # a second train into --out would clear this one's staging
+            prepare_output(out)  # before reading the corpus: a refused --out costs nothing
+            loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
+            fitted = methods.get(MODEL_METHODS[model_kind], "babi").fit(
+                loaded, out, methods.Settings(config=config, verbose=2, log_dir=log_dir))
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     summary = {"task": task, **fitted.summary}
@@ -548,6 +552,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
               folds: int | None, seeds: int) -> None:
     """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
     OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
+    from data.atomic import one_writer_of
     from models import methods as registry
     from models.babi import reproduce as babi
     from models.banking import reproduce as banking
@@ -568,10 +573,11 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
     try:
-        written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds, extra),
-                   *babi.benchmark(data, out, chosen, tasks, epochs, progress,
-                                   babi.DEFAULT_FOLDS if folds is None else folds, seeds),
-                   *movie.benchmark(data, out, epochs, progress)]
+        with one_writer_of(out):  # two benchmarks writing one table would overwrite each other's files
+            written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds, extra),
+                       *babi.benchmark(data, out, chosen, tasks, epochs, progress,
+                                       babi.DEFAULT_FOLDS if folds is None else folds, seeds),
+                       *movie.benchmark(data, out, epochs, progress)]
     except FileNotFoundError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"wrote {', '.join(map(str, written)) or 'nothing'} in {time.perf_counter() - started:.0f} s", err=True)
@@ -592,6 +598,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
 def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple[int, ...],
                  beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
+    from data.atomic import one_writer
     from data.movie.reader import is_movie_corpus
     from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, MOVIE_PROFILES, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
@@ -608,8 +615,9 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
         profile = PROFILES["quick" if quick else "full"]
         try:
-            located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
-                          beam_args=beam_args or DEFAULT_BEAM_ARGS)
+            with one_writer(root or DEFAULT_ROOT):  # two runs on one root would share its metadata and artifacts
+                located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
+                              beam_args=beam_args or DEFAULT_BEAM_ARGS)
         except DataGateError as refused:  # the gate's own report, not the orchestrator's traceback
             raise click.ClickException(str(refused)) from None
     summary = run_summary(located["metadata"], MOVIE_PROFILES[profile.name].models if movies else profile.models)

@@ -228,6 +228,30 @@ def test_a_second_writer_of_a_corpus_is_refused_and_a_killed_runs_staging_cleare
     assert not (out / ".generate-killed").exists() and (out / "dialog-babi-task1-API-calls-trn.txt").exists()
 
 
+def test_a_second_writer_of_a_model_a_table_or_a_pipeline_root_is_refused(tmp_path: Path) -> None:
+    """A second train into one --out would clear the first one's staging; two benchmarks would overwrite each
+    other's table; two pipelines on one root would share its metadata. Each second writer gets one line and
+    touches nothing: the model directory the first one is replacing keeps the user's file."""
+    from data.atomic import one_writer, one_writer_of
+
+    runner, model, table, root = CliRunner(), tmp_path / "model", tmp_path / "t2.md", tmp_path / "root"
+    corpus = tmp_path / "corpus"
+    assert runner.invoke(main, ["generate", "restaurant", "--out", str(corpus), "--dialogs", "2", "--tasks", "1"]
+                         ).exit_code == 0
+    model.mkdir()
+    (model / "notes.txt").write_text("mine")
+    commands = {model: ["train", "--data", str(corpus), "--task", "1", "--out", str(model)],
+                table: ["benchmark", "--data", str(corpus), "--methods", "rule_based", "--out", str(table)],
+                root: ["pipeline", "--quick", "--data", str(corpus), "--root", str(root)]}
+    for output, command in commands.items():
+        with (one_writer if output == root else one_writer_of)(output):
+            result = runner.invoke(main, command)
+        assert result.exit_code == 1 and f"{output} is being written by another process" in result.output, (
+            result.output)
+    assert [p.name for p in model.iterdir()] == ["notes.txt"] and not table.exists()
+    assert list(root.iterdir()) == []
+
+
 def test_adding_tasks_keeps_the_kb_the_other_tasks_use_or_refuses(tmp_path: Path) -> None:
     runner, out = CliRunner(), tmp_path / "corpus"
     base = ["generate", "restaurant", "--out", str(out), "--dialogs", "2"]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from data.atomic import atomic_output, clear_leftovers, replace_directory, write_text_atomic
+from data.atomic import atomic_output, clear_leftovers, one_writer, replace_directory, staged_files, write_text_atomic
 
 
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
@@ -79,3 +84,29 @@ def test_a_failed_file_write_leaves_no_temporary(tmp_path: Path) -> None:
             handle.write(b"half")
             raise ValueError("killed")
     assert list((tmp_path / "sub").iterdir()) == []
+
+
+FILE_NAMES = st.lists(st.sampled_from(["trn.txt", "dev.txt", "kb.txt", "task1/a.txt", "task1/b.txt", "task2/a.txt"]),
+                      unique=True, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(old=FILE_NAMES, new=FILE_NAMES, fail_at=st.integers(min_value=0, max_value=6))
+def test_a_set_of_files_is_staged_whole_or_not_at_all(old: list[str], new: list[str], fail_at: int) -> None:
+    """Whatever the corpus held and whichever file the writer fails at (a full disk, a bad input), the directory
+    holds the old files byte for byte; when no write fails, the new files over the old ones, the rest kept."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "corpus"
+        for name in old:
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            (out / name).write_text(f"old {name}")
+        with contextlib.suppress(OSError), one_writer(out), staged_files(out) as staging:
+            for index, name in enumerate(new):
+                if index == fail_at:
+                    raise OSError(errno.ENOSPC, "No space left on device", name)
+                (Path(staging) / name).parent.mkdir(parents=True, exist_ok=True)
+                (Path(staging) / name).write_text(f"new {name}")
+        failed = fail_at < len(new)
+        expected = {name: f"old {name}" for name in old} | ({} if failed else {name: f"new {name}" for name in new})
+        held = {str(path.relative_to(out)): path.read_text() for path in out.rglob("*") if path.is_file()}
+        assert held == expected
