@@ -41,7 +41,7 @@ import tensorflow as tf
 from data.corpus import KB_RESULT_PATTERN, SILENCE
 from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
-from models.serving.export import DialogServingModule, export, prepare_output
+from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "previous_action")
 
@@ -273,8 +273,7 @@ class StateServingModule(DialogServingModule):
                  top_k: int = 10) -> None:
         tf.Module.__init__(self)
         self.features = features
-        self.model = scorer
-        self.model_variables = [weight.value for weight in scorer.weights]
+        hold_models(self, model=scorer)
         self.candidates = tf.constant(list(candidates))
         self.top_k = min(top_k, len(candidates))
         self._spec_json = spec_json

@@ -40,7 +40,7 @@ from models.movie.graph_text import GraphEntityText, entity_key
 from models.movie.paper import PAPER_K
 from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates, Parser
 from models.optimizers import RowAdam
-from models.serving.export import export, prepare_output
+from models.serving.export import export, hold_models, prepare_output
 from models.training import finite_loss, softmax_cross_entropy
 
 # hits@k of each task name with the paper's k.
@@ -391,9 +391,8 @@ class MovieServingModule(tf.Module):
 
     def __init__(self, parts: MovieModelParts, model: SampledMemN2N, top_k: int = 100) -> None:
         super().__init__()
-        self.features, self.model = parts.features, model
-        # Keras 3 variables as a tracked collection, for TF1-style loaders (as DialogServingModule).
-        self.model_variables = [weight.value for weight in model.weights]
+        self.features = parts.features
+        hold_models(self, model=model)
         self.responses = tf.constant(parts.candidates.texts)
         self.top_k = min(top_k, len(parts.candidates.texts))
         self._spec_json = parts.spec.to_json()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import keras
 import tensorflow as tf
 
 from data.atomic import clear_leftovers, replace_directory, write_text_atomic
@@ -40,14 +41,28 @@ def infer_speakers(memory: tf.Tensor) -> tf.Tensor:
     return tf.where(present, speaker, "")
 
 
+def hold_models(module: tf.Module, **models: keras.Model) -> None:
+    """Give a serving module the Keras models it calls, by name, untracked: saving would walk each model and
+    serialise every function it traced in training (its train and predict steps, the optimizer's slots).
+    :func:`export` tracks their tf.Variables instead, once the signatures are traced (a model not yet called
+    builds its weights then)."""
+    held = [*getattr(module, "_held_models", ()), *models.values()]
+    module._held_models = module._no_dependency(held)
+    for name, model in models.items():
+        setattr(module, name, module._no_dependency(model))
+
+
+def _track_held_weights(module: tf.Module) -> None:
+    # As a collection: loaders that restore by the TF1 saver (TF Serving, saved_model_cli run) need Keras 3's
+    # variables there anyway (keras-team/keras#20095).
+    module.model_variables = [weight.value for model in getattr(module, "_held_models", ()) for weight in model.weights]
+
+
 class DialogServingModule(tf.Module):
     def __init__(self, spec: FeatureSpec, model: MemN2N | SupervisedEmbeddings, top_k: int = 10) -> None:
         super().__init__()
         self.featurizer = Featurizer(spec)
-        self.model = model
-        # The model's tf.Variables as a tracked collection: without it, loaders that restore by the TF1 saver
-        # (TF Serving, saved_model_cli run) cannot find Keras 3 variables (keras-team/keras#20095).
-        self.model_variables = [weight.value for weight in model.weights]
+        hold_models(self, model=model)
         self.candidates = tf.constant(spec.candidates)
         self.top_k = min(top_k, len(spec.candidates))
         self._spec_json = spec.to_json()  # written to assets/ by export(); not needed to serve
@@ -130,11 +145,11 @@ def export(module: DialogServingModule, directory: str | Path) -> None:
     prepare_output(directory)
 
     def write(staging: str) -> None:
-        tf.saved_model.save(module, staging, signatures={
-            "serving_default": module.serve.get_concrete_function(),
-            "serving_speakers": module.serve_speakers.get_concrete_function(),
-            "serving_examples": module.serve_examples.get_concrete_function(),
-        })
+        signatures = {"serving_default": module.serve.get_concrete_function(),
+                      "serving_speakers": module.serve_speakers.get_concrete_function(),
+                      "serving_examples": module.serve_examples.get_concrete_function()}
+        _track_held_weights(module)
+        tf.saved_model.save(module, staging, signatures=signatures)
         write_text_atomic(f"{staging}/assets/{SPEC_ASSET}", module._spec_json, GFILE)
 
     replace_directory(directory, write, GFILE)

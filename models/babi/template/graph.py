@@ -21,7 +21,7 @@ from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT, is_api_ca
 from models.babi.dialog_state import DialogStateTracker, StateSpec, last_index
 from models.features import FeatureSpec
 from models.memn2n import MemN2N
-from models.serving.export import DialogServingModule
+from models.serving.export import DialogServingModule, hold_models
 
 NAME = "name"
 _NONE = np.int32(2**31 - 1)  # unsorted_segment_min of an empty segment
@@ -355,10 +355,9 @@ class TemplateServingModule(DialogServingModule):
                  feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None,
                  call_bias: float | None = None) -> None:
         super().__init__(template_spec, template_model, top_k)
-        self.filler = filler
+        hold_models(self, filler=filler)
         self.tracker = DialogStateTracker(state) if state is not None else None
         self.call_bias = call_bias  # None: the API calls are templates like the others (no action)
-        self.model_variables += [weight.value for weight in filler.weights]
         self.filling = FillingFeatures(types, attributes, candidates, feature_names)
         static = self.filling.static_features()  # scored once here: no dialog changes them
         self.alone = tf.constant(filler({"features": static[tf.newaxis], "mask": tf.ones([1, static.shape[0]])})[0])
