@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
+import click
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name
-from pipeline.cli import main
+from pipeline.cli import OutputPath, main
 
 
 def test_generate_validate_stats(tmp_path: Path) -> None:
@@ -349,3 +353,24 @@ def test_a_full_disk_is_one_line_in_any_command(tmp_path: Path, monkeypatch) -> 
                                   "--report", str(report)])
     assert result.exit_code == 1 and f"{report}: No space left on device" in result.output, result.output
     assert "Traceback" not in result.output and not report.exists()
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(kinds=st.lists(st.sampled_from(["directory", "file", "missing"]), min_size=1, max_size=5))
+def test_an_output_path_is_refused_exactly_when_one_of_its_parents_is_a_file(kinds: list[str]) -> None:
+    """Over paths whose parts are directories, files or missing: OutputPath refuses, naming the file, exactly when
+    an existing parent is a file, and accepts the rest (which the command then creates)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path, under_file, exists = Path(scratch), None, True
+        for depth, kind in enumerate(kinds):
+            path = path / f"part{depth}"
+            if exists and kind != "missing":  # nothing can be made below a file or a missing part
+                path.mkdir() if kind == "directory" else path.write_text("x")
+                under_file = path if kind == "file" and depth < len(kinds) - 1 else None
+            exists = exists and kind == "directory"
+        try:
+            OutputPath().convert(str(path), None, None)
+        except click.BadParameter as refused:
+            assert under_file is not None and f"{under_file} is a file" in str(refused)
+        else:
+            assert under_file is None
