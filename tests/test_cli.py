@@ -173,8 +173,8 @@ def test_framework_start_up_noise_is_hidden_unless_verbose(tmp_path: Path) -> No
 
 
 def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkeypatch) -> None:
-    """Banking names in --methods become Tables 8-9 columns; Table 2 keeps the paper's methods; unknown names are
-    refused with both papers' names."""
+    """Banking names in --methods become Tables 8-9 columns, movie names Table 6's rows; Table 2 keeps the paper's
+    methods; unknown names are refused with the papers' names."""
     from data.banking.generation import BankingPlan
     from data.banking.generation import generate as generate_banking
     from models.babi import reproduce as babi
@@ -185,11 +185,12 @@ def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkey
     asked = {}
     monkeypatch.setattr(banking, "benchmark", lambda *args: asked.setdefault("banking", args) and [])
     monkeypatch.setattr(babi, "benchmark", lambda data, out, chosen, *_: asked.setdefault("babi", chosen) and [])
-    monkeypatch.setattr(movie, "benchmark", lambda *args: [])
+    monkeypatch.setattr(movie, "benchmark", lambda *args: asked.setdefault("movie", args[-1]) and [])
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
-                                       "--methods", "state_ranker-no_history", "--seeds", "2"])
+                                       "--methods", "state_ranker-no_history,movie_ir", "--seeds", "2"])
     assert result.exit_code == 0, result.output
     assert asked["banking"][-2:] == (2, ["state_ranker-no_history"]) and asked["babi"] == list(babi.PAPER_METHODS)
+    assert asked["movie"] == ["movie_ir"]  # Table 6's rows, for a Movie Dialog corpus
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "nope"])
     assert result.exit_code == 2 and "unknown methods ['nope']" in result.output and "'smn'" in result.output
