@@ -149,20 +149,14 @@ class DirectoryBusy(OSError):
     """Another process is writing the directory (it holds :func:`one_writer`'s lock)."""
 
 
-@contextlib.contextmanager
-def _locked(lock_path: str, flags: int, output: str, wait: bool) -> Iterator[None]:
+def _flock(descriptor: int, output: str, wait: bool) -> None:
     import fcntl
 
-    descriptor = os.open(lock_path, flags, 0o666)
     try:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            raise DirectoryBusy(f"{output} is being written by another process; wait for it to finish, or write "
-                                "elsewhere") from None
-        yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
+        fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        raise DirectoryBusy(f"{output} is being written by another process; wait for it to finish, or write "
+                            "elsewhere") from None
 
 
 @contextlib.contextmanager
@@ -176,23 +170,43 @@ def one_writer(directory: str | os.PathLike[str], wait: bool = False) -> Iterato
         yield
         return
     os.makedirs(path, exist_ok=True)
-    with _locked(path, os.O_RDONLY, path, wait):
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        _flock(descriptor, path, wait)
         yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
 
 
 @contextlib.contextmanager
 def one_writer_of(output: str | os.PathLike[str], wait: bool = False) -> Iterator[None]:
     """:func:`one_writer` for an output that is replaced whole by a rename (a trained model's directory, a table
-    and its CSV): a lock on the output itself would go aside with it, so the lock is the empty file ``.NAME.lock``
-    beside it, which stays (it holds nothing; removing it under a waiting writer would let a third one in)."""
+    and its CSV): a lock on the output itself would go aside with it, so the lock is the file ``.NAME.lock`` beside
+    it, removed by its holder when the block ends. A writer that locked a file its previous holder had just
+    removed tries again on the new one, so two writers never both hold the lock."""
     path = os.fspath(output)
     if "://" in path:
         yield
         return
     parent, name = _split(path)
     os.makedirs(parent, exist_ok=True)
-    with _locked(_join(parent, f".{name}.lock"), os.O_RDWR | os.O_CREAT, path, wait):
+    lock = _join(parent, f".{name}.lock")
+    while True:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            _flock(descriptor, path, wait)
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(lock).st_ino == os.fstat(descriptor).st_ino:
+                    break
+        except BaseException:
+            os.close(descriptor)
+            raise
+        os.close(descriptor)
+    try:
         yield
+    finally:
+        os.remove(lock)  # before the lock is released: a writer waiting on this file then sees it gone
+        os.close(descriptor)
 
 
 STAGING_PREFIX = ".staging-"

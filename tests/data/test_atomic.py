@@ -11,7 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from data.atomic import atomic_output, clear_leftovers, one_writer, replace_directory, staged_files, write_text_atomic
+from data.atomic import (
+    DirectoryBusy,
+    atomic_output,
+    clear_leftovers,
+    one_writer,
+    one_writer_of,
+    replace_directory,
+    staged_files,
+    write_text_atomic,
+)
 
 
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
@@ -110,3 +119,14 @@ def test_a_set_of_files_is_staged_whole_or_not_at_all(old: list[str], new: list[
         expected = {name: f"old {name}" for name in old} | ({} if failed else {name: f"new {name}" for name in new})
         held = {str(path.relative_to(out)): path.read_text() for path in out.rglob("*") if path.is_file()}
         assert held == expected
+
+
+def test_the_lock_of_a_replaced_output_refuses_a_second_writer_and_leaves_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "model"
+    with one_writer_of(out):
+        assert [p.name for p in tmp_path.iterdir()] == [".model.lock"]
+        with pytest.raises(DirectoryBusy, match="model is being written by another process"), one_writer_of(out):
+            pass
+    assert list(tmp_path.iterdir()) == []
+    with one_writer_of(out):  # free again
+        pass
