@@ -63,7 +63,7 @@ def test_the_ablations_reuse_the_template_model_they_ablate(tmp_path: Path, monk
     fit = TemplateRanker.fit.__func__
     monkeypatch.setattr(TemplateRanker, "fit", classmethod(lambda cls, task, *a, **k: fitted.append(task.task)
                                                            or fit(cls, task, *a, **k)))
-    methods = ["template_memn2n", "template_memn2n-no_rating_rank", "template_memn2n-no_call_action"]
+    methods = ["template_memn2n", "template_memn2n-no_rating_rank"]
     cells = run_benchmark(data, tmp_path / "t.md", methods=methods, epochs=1, folds=0, progress=lambda line: None)
     assert fitted == [1, 6]
     assert {(c.row, c.method) for c in cells if c.per_response is not None} == {
