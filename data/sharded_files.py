@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data.atomic import atomic_output
+from data.progress import bar
 
 # Above this many examples (or dialogs) in all, `runner="auto"` picks Beam.
 BEAM_THRESHOLD = 50_000
@@ -60,12 +61,14 @@ def _names_in_order(shards: Sequence[Shard]) -> list[str]:
 def write_local(shards: Sequence[Shard], render: Renderer, out: Path) -> list[Path]:
     """Render the shards one after the other in this process, streaming each file to disk."""
     written = []
-    for name in _names_in_order(shards):
-        path = out / name
-        with atomic_output(path) as target:
-            for shard in (s for s in shards if s.name == name):
-                target.write(render(shard).encode("utf-8"))
-        written.append(path)
+    with bar(sum(shard.stop - shard.start for shard in shards), "generating", "dialog") as progress:
+        for name in _names_in_order(shards):
+            path = out / name
+            with atomic_output(path) as target:
+                for shard in (s for s in shards if s.name == name):
+                    target.write(render(shard).encode("utf-8"))
+                    progress.update(shard.stop - shard.start)
+            written.append(path)
     return written
 
 

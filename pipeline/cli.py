@@ -20,6 +20,8 @@ from typing import Any
 
 import click
 
+from data.layout import SPLITS
+
 # TFX's progress lines, kept when the frameworks' other logs are hidden.
 PROGRESS = re.compile(r"^Component \S+ is (running|finished)\.$")
 
@@ -76,6 +78,14 @@ def file_system_error(error: BaseException) -> str | None:
     return None
 
 
+def keras_verbosity() -> int:
+    """Keras' ``verbose`` for training a command runs: its progress bar on a terminal, one line per epoch in a log,
+    nothing with ``dialog --quiet``."""
+    from data.progress import is_quiet, shown
+
+    return 0 if is_quiet() else 1 if shown() else 2
+
+
 class DialogGroup(click.Group):
     """The ``dialog`` command group: a file-system error in any command (a full disk at a model's export, say)
     is one line, not a traceback of the frameworks underneath."""
@@ -94,8 +104,13 @@ class DialogGroup(click.Group):
 
 @click.group(cls=DialogGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--verbose", is_flag=True, help="Show TensorFlow's, TFX's and Beam's own logs and warnings.")
-def main(verbose: bool) -> None:
+@click.option("--quiet", is_flag=True,
+              help="No progress bars and no epoch lines (bars are drawn only when stderr is a terminal anyway).")
+def main(verbose: bool, quiet: bool) -> None:
     """End-to-end goal-oriented dialog (dialog-bAbI and friends) on TFX."""
+    from data.progress import set_quiet
+
+    set_quiet(quiet)
     # Google client libraries warn on import that Python 3.11 support ends in 2027: noise for every command.
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"google\.")
     if not verbose:
@@ -147,6 +162,10 @@ class OutputPath(click.Path):
         return converted
 
 
+# Every split a corpus can have; one the corpus lacks is one line naming the missing file.
+split_option = click.option("--split", default="tst", show_default=True, type=click.Choice(SPLITS),
+                            help="tst-OOV: dialog-bAbI's out-of-vocabulary tests; tst-OOT: banking's "
+                                 "out-of-template tests.")
 corpus_out_option = click.option("--out", "out", required=True, type=OutputPath(file_okay=False, path_type=Path),
                                  help="Directory to write the corpus into (created if missing).")
 seed_option = click.option("--seed", default=0, show_default=True, type=int,
@@ -320,6 +339,26 @@ def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--task", required=True, type=click.IntRange(min=1))
+@click.option("--split", default="trn", show_default=True, type=click.Choice(SPLITS),
+              help="A Movie Dialog corpus's train/dev/test are trn/dev/tst here.")
+@click.option("--dialog", "first", default=0, show_default=True, type=click.IntRange(min=0),
+              help="The first dialog shown, from 0.")
+@click.option("--count", default=1, show_default=True, type=click.IntRange(min=1), help="How many dialogs.")
+def show(directory: Path, task: int, split: str, first: int, count: int) -> None:
+    """Print dialogs of a corpus as a person reads them: user, bot and API-result lines (dialog-bAbI, banking,
+    DSTC2 and Movie Dialog layouts)."""
+    from data.show import show as show_dialogs
+
+    try:
+        for text in show_dialogs(directory, task, split, first, count):
+            click.echo(text + "\n")
+    except ValueError as error:  # FormatError included: it names the file and line
+        raise click.ClickException(str(error)) from None
+
+
+@main.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def stats(directory: Path, as_json: bool) -> None:
     """Table 1 of the paper for a corpus directory, beside the paper's figures."""
@@ -446,11 +485,13 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (paper_config(task, model=model_kind, **common) if preset == "paper"
                   else train_config(model_kind, **common))
-        with one_writer_of(out):  # a second train into --out would clear this one's staging
+        # One writer of --out (a second would clear this one's staging); Keras' epoch lines to stderr: stdout is
+        # the JSON alone.
+        with one_writer_of(out), contextlib.redirect_stdout(sys.stderr):
             prepare_output(out)  # before reading the corpus: a refused --out costs nothing
             loaded = TaskData.load(_task_files(data, task), splits=("trn", "dev"))
             fitted = methods.get(MODEL_METHODS[model_kind], "babi").fit(
-                loaded, out, methods.Settings(config=config, verbose=2, log_dir=log_dir))
+                loaded, out, methods.Settings(config=config, verbose=keras_verbosity(), log_dir=log_dir))
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     summary = {"task": task, **fitted.summary}
@@ -465,7 +506,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
 @click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--task", required=True, type=int)
-@click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
+@split_option
 @click.option("--report", type=OutputPath(dir_okay=False, path_type=Path), help="Write the mistakes as JSON lines.")
 def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | None) -> None:
     """Per-response and per-dialog accuracy of a model on a split, as one JSON line."""
@@ -493,7 +534,7 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
 @click.option("--task", required=True, type=int)
 @click.option("--dialog", "dialog_index", required=True, type=click.IntRange(min=0),
               help="Dialog number in the split, from 0 (its id is babi-N/split/K).")
-@click.option("--split", default="tst", show_default=True, type=click.Choice(["trn", "dev", "tst", "tst-OOV"]))
+@split_option
 @click.option("--png", type=OutputPath(dir_okay=False, path_type=Path), help="Write a heat map of one turn.")
 @click.option("--turn", type=click.IntRange(min=0),
               help="Bot turn for the heat map (default: the dialog's last); needs --png.")

@@ -107,7 +107,8 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     trained = runner.invoke(main, ["train", "--data", str(data), "--task", "1", "--match-type", "--epochs", "2",
                                    "--embedding-dim", "8", "--per-occurrence-gradient", "--out", str(model)])
     assert trained.exit_code == 0, trained.output
-    summary = json.loads(trained.output.strip().splitlines()[-1])
+    summary = json.loads(trained.stdout)  # stdout is the JSON alone: Keras' epoch lines go to stderr
+    assert "Epoch 1/2" in trained.stderr
     assert summary["config"]["match_type"] and summary["config"]["hops"] == 1  # Table 9, task 1
     assert summary["config"]["per_occurrence_gradient"]
     assert summary["config"]["embedding_dim"] == 8 and summary["best_epoch"] in (1, 2)
@@ -142,9 +143,13 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     banking = tmp_path / "banking"
     assert runner.invoke(main, ["generate", "banking", "--out", str(banking), "--dialogs", "1", "--dev-dialogs", "1",
                                 "--test-dialogs", "1"]).exit_code == 0
-    foreign = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(banking), "--task", "7"])
+    foreign = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(banking), "--task", "7",
+                                   "--split", "tst-OOT"])  # every split a corpus has: banking's out-of-template
     assert foreign.exit_code == 0 and "gold answers are not among the model's" in foreign.output
-    assert json.loads(foreign.stdout)["answers_outside_candidates"] == json.loads(foreign.stdout)["turns"]
+    assert json.loads(foreign.stdout)["answers_outside_candidates"] == json.loads(foreign.stdout)["turns"] > 0
+    no_split = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(data), "--task", "1",
+                                    "--split", "tst-OOT"])
+    assert no_split.exit_code == 1 and "tst-OOT" in no_split.output and "Traceback" not in no_split.output
 
     missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
@@ -375,3 +380,18 @@ def test_an_output_path_is_refused_exactly_when_one_of_its_parents_is_a_file(kin
             assert under_file is not None and f"{under_file} is a file" in str(refused)
         else:
             assert under_file is None
+
+
+def test_progress_bars_are_drawn_on_a_terminal_on_stderr_and_never_with_quiet(tmp_path: Path, monkeypatch) -> None:
+    """As on a terminal (the test's stderr is not one, where no bar is drawn): generate draws its bar on stderr,
+    stdout stays as it was, and ``dialog --quiet`` draws none."""
+    import data.progress as progress
+
+    monkeypatch.setattr(progress, "shown", lambda: not progress.is_quiet())
+    runner = CliRunner()
+    command = ["generate", "restaurant", "--dialogs", "50", "--tasks", "1", "--runner", "local", "--out"]
+    drawn = runner.invoke(main, [*command, str(tmp_path / "a")])
+    assert drawn.exit_code == 0 and "generating: 100%" in drawn.stderr and "dialog/s]" in drawn.stderr
+    assert "generating" not in drawn.stdout
+    quiet = runner.invoke(main, ["--quiet", *command, str(tmp_path / "b")])
+    assert quiet.exit_code == 0 and "generating" not in quiet.stderr and "dialog/s]" not in quiet.stderr

@@ -37,6 +37,7 @@ from data import babi_format
 from data.atomic import one_writer, staged_files
 from data.corpus import NO_RESULT, SILENCE, CandidateFile, Dialog, DialogFile
 from data.layout import dialog_file_name, task_candidates_name
+from data.progress import bar
 from data.validate import validate_corpus
 
 TASK = 6
@@ -341,15 +342,18 @@ def convert_release(src: str | Path, out: str | Path, *, skip_bad: bool = False,
     """
     calls: dict[str, list[Call]] = {}
     skipped: list[str] = []
-    for split, directories in split_calls(src).items():
-        calls[split] = []
-        for directory in directories:
-            try:
-                calls[split].append(read_call(directory))
-            except Dstc2Error as error:
-                if not skip_bad:
-                    raise
-                skipped.append(str(error))
+    listed = split_calls(src)
+    with bar(sum(map(len, listed.values())), "reading calls", "call") as progress:
+        for split, directories in listed.items():
+            calls[split] = []
+            for directory in directories:
+                try:
+                    calls[split].append(read_call(directory))
+                except Dstc2Error as error:
+                    if not skip_bad:
+                        raise
+                    skipped.append(str(error))
+                progress.update()
     empty = [split for split, read in calls.items() if not read]
     if empty:  # files of no dialog would replace a good conversion in ``out`` with nothing
         raise Dstc2Error(src, f"no call of {', '.join(empty)} could be read"

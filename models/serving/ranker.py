@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from data.progress import bar
 from models.examples import TurnExample, pad_batch
 
 _VERSION = re.compile(r"\d+")
@@ -71,12 +72,14 @@ class SavedModelRanker:
     def outputs(self, examples: Sequence[TurnExample], batch_size: int = 256) -> dict[str, np.ndarray]:
         """The signature's ``responses`` (bytes), ``scores`` and ``indices`` [N, top_k], in batches."""
         outputs: dict[str, list[np.ndarray]] = {}
-        for start in range(0, len(examples), batch_size):
-            memory, speaker, query = pad_batch(examples[start:start + batch_size])
-            result = self.serve(memory=tf.constant(memory, tf.string), memory_speaker=tf.constant(speaker, tf.string),
-                                query=tf.constant(query, tf.string))
-            for key in ("responses", "scores", "indices"):
-                outputs.setdefault(key, []).append(result[key].numpy())
+        with bar(len(examples), "ranking", "turn") as progress:
+            for start in range(0, len(examples), batch_size):
+                memory, speaker, query = pad_batch(examples[start:start + batch_size])
+                result = self.serve(memory=tf.constant(memory, tf.string),
+                                    memory_speaker=tf.constant(speaker, tf.string), query=tf.constant(query, tf.string))
+                for key in ("responses", "scores", "indices"):
+                    outputs.setdefault(key, []).append(result[key].numpy())
+                progress.update(len(query))
         return {key: np.concatenate(value) for key, value in outputs.items()}
 
     def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
