@@ -33,7 +33,15 @@ from tfx.orchestration.kubeflow.v2 import kubeflow_v2_dag_runner  # noqa: E402
 
 from components.vertex_training import VertexTraining, parse_accelerator  # noqa: E402
 from data.layout import parse_tasks  # noqa: E402
-from pipeline.configs import CURATED_SCHEMA, MOVIE_PROFILES, MOVIE_SCHEMA, PIPELINE_NAME, PROFILES  # noqa: E402
+from pipeline.configs import (  # noqa: E402
+    CURATED_SCHEMA,
+    IMAGE_SETUP_FILE,
+    MOVIE_PROFILES,
+    MOVIE_SCHEMA,
+    PIPELINE_NAME,
+    PROFILES,
+    with_code_shipped,
+)
 from pipeline.pipeline import create_movie_pipeline, create_pipeline  # noqa: E402
 
 OUTPUT_FILE = "dialog_pipeline.json"
@@ -69,6 +77,7 @@ def compile_pipeline(output_dir: str, image: str, pipeline_root: str, serving_mo
     """Write ``output_dir/dialog_pipeline.json`` and return its path; with ``vertex`` (:func:`vertex_training`)
     the Trainers run as Vertex AI jobs on its worker pool; ``movie``: the Movie Dialog pipeline."""
     data_root = data_types.RuntimeParameter(name="data_root", ptype=str, default=default_data_root)
+    beam_args = with_code_shipped(beam_args, IMAGE_SETUP_FILE)  # the project's code to Dataflow/Flink/Spark workers
     if movie:
         dag = create_movie_pipeline(pipeline_root=pipeline_root, data_root=data_root,
                                     serving_model_dir=serving_model_dir, profile=MOVIE_PROFILES[profile],

@@ -22,7 +22,16 @@ from tfx.orchestration import metadata  # noqa: E402
 from tfx.orchestration.local.local_dag_runner import LocalDagRunner  # noqa: E402
 
 from data.layout import parse_tasks  # noqa: E402
-from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, PIPELINE_NAME, PROFILES, MovieProfile, Profile  # noqa: E402
+from pipeline.configs import (  # noqa: E402
+    DEFAULT_DATA,
+    DEFAULT_ROOT,
+    LOCAL_SETUP_FILE,
+    PIPELINE_NAME,
+    PROFILES,
+    MovieProfile,
+    Profile,
+    with_code_shipped,
+)
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
 # In-memory DirectRunner: on this 2-core machine it beat multi-processing for the whole pipeline (measured).
@@ -43,7 +52,7 @@ def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Pro
         serving_model_dir=str(located["serving_model_dir"]),
         profile=PROFILES[profile] if isinstance(profile, str) else profile, tasks=tasks,
         metadata_connection_config=metadata.sqlite_metadata_connection_config(str(located["metadata"])),
-        beam_pipeline_args=beam_args))
+        beam_pipeline_args=with_code_shipped(beam_args, LOCAL_SETUP_FILE if LOCAL_SETUP_FILE.is_file() else None)))
     return located
 
 

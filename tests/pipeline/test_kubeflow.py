@@ -39,6 +39,18 @@ def test_compiles_with_components_in_order(tmp_path: Path) -> None:
     assert "data_root" in spec["root"]["inputDefinitions"]["parameters"]  # the corpus is a run-time parameter
     text = path.read_text()
     assert all(arg in text for arg in BEAM_ARGS) and "gcr.io/my-project/dialog:1" in text
+    assert "--setup_file=/app/setup.py" in text  # Dataflow's workers install the project from the image's copy
+
+
+def test_the_beam_stages_ship_the_project_unless_told_how_to_get_code() -> None:
+    from pipeline.configs import with_code_shipped
+
+    assert with_code_shipped(["--runner=DataflowRunner"], "/app/setup.py") == (
+        "--runner=DataflowRunner", "--setup_file=/app/setup.py")
+    for given in ("--sdk_container_image=gcr.io/p/beam:1", "--extra_packages=dist/x.tar.gz", "--setup_file=s.py"):
+        assert with_code_shipped(["--runner=DataflowRunner", given], "/app/setup.py") == (
+            "--runner=DataflowRunner", given)
+    assert with_code_shipped(["--runner=DirectRunner"], None) == ("--runner=DirectRunner",)
 
 
 def trainer_config(spec: dict, name: str) -> dict:

@@ -36,7 +36,14 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def finished(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
+    from tfx.utils import dependency_utils
+
+    def leaked(*_: object) -> str:  # what TFX does when the Beam options do not say how code gets to the workers
+        raise AssertionError("TFX built its ephemeral package: a copy of TFX left in a new temporary directory")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dependency_utils, "build_ephemeral_package", leaked)
+        located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
     return {**located, "summary": run_summary(located["metadata"]), "corpus": corpus}
 
 
