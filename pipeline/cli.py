@@ -59,6 +59,9 @@ def quiet_frameworks() -> None:
         root.addHandler(_StderrHandler())  # the root has a handler now, so the frameworks' basicConfig adds none
 
 
+_OP_NOISE = re.compile(r"\{\{function_node [^}]*\}\}|\s*\[Op:\w+\]$")
+
+
 def file_system_error(error: BaseException) -> str | None:
     """One line for a full disk, a read-only or unwritable path, a missing directory: Python's ``OSError`` or
     TensorFlow's file-system errors (an ``OpError`` from its C++ writers, e.g. at a model's export); None for any
@@ -73,7 +76,8 @@ def file_system_error(error: BaseException) -> str | None:
         if any(kind.__name__ == "OpError" for kind in type(error).__mro__) and any(
                 word in str(error).lower() for word in ("no space left", "read-only file system", "permission denied",
                                                         "disk quota")):
-            return str(getattr(error, "message", error)).strip().splitlines()[0]
+            line = str(getattr(error, "message", error)).strip().splitlines()[0]
+            return _OP_NOISE.sub("", line).strip()  # the op's internal names around the path and the reason
         error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
     return None
 

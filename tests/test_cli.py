@@ -341,7 +341,9 @@ def test_a_full_disk_is_one_line_in_any_command(tmp_path: Path, monkeypatch) -> 
     train = ["train", "--data", str(data), "--task", "1", "--epochs", "1", "--embedding-dim", "8"]
 
     def full_tf(*args, **kwargs) -> None:
-        raise tf.errors.ResourceExhaustedError(None, None, "model/variables/variables.data: No space left on device")
+        raise tf.errors.ResourceExhaustedError(None, None, (  # as TensorFlow's saver words it (seen on a full tmpfs)
+            "{{function_node __wrapped__SaveV2_dtypes_4_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+            "model/variables/variables.data: No space left on device [Op:SaveV2]"))
 
     monkeypatch.setattr(export, "replace_directory", full_tf)
     result = runner.invoke(main, [*train, "--out", str(tmp_path / "m1")])
