@@ -205,7 +205,8 @@ def one_writer_of(output: str | os.PathLike[str], wait: bool = False) -> Iterato
     try:
         yield
     finally:
-        os.remove(lock)  # before the lock is released: a writer waiting on this file then sees it gone
+        with contextlib.suppress(FileNotFoundError):  # removed by hand meanwhile: nothing left to tidy
+            os.remove(lock)  # before the lock is released: a writer waiting on this file then sees it gone
         os.close(descriptor)
 
 
