@@ -650,6 +650,7 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
     from data.movie.reader import is_movie_corpus
     from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, MOVIE_PROFILES, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
+    from pipeline.report import write_report
     from pipeline.summary import MOVIE_COLUMNS, as_json_line, format_table, run_summary
 
     movies = is_movie_corpus(str(data or DEFAULT_DATA))
@@ -666,13 +667,32 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
             with one_writer(root or DEFAULT_ROOT):  # two runs on one root would share its metadata and artifacts
                 located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
                               beam_args=beam_args or DEFAULT_BEAM_ARGS)
+                models = MOVIE_PROFILES[profile.name].models if movies else profile.models
+                page = write_report(root or DEFAULT_ROOT, models, None if movies else data or DEFAULT_DATA)
         except DataGateError as refused:  # the gate's own report, not the orchestrator's traceback
             raise click.ClickException(str(refused)) from None
-    summary = run_summary(located["metadata"], MOVIE_PROFILES[profile.name].models if movies else profile.models)
+    summary = run_summary(located["metadata"], models)
     click.echo(format_table(summary, MOVIE_COLUMNS) if movies else format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "
-               f"{located['pipeline_root']}", err=True)
+               f"{located['pipeline_root']}; report {page}", err=True)
     click.echo(as_json_line(summary))
+
+
+@main.command()
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="The run's dialog-bAbI corpus, for attention maps of a few dev dialogs (none without it).")
+@click.option("--movie", is_flag=True, help="The root of a Movie Dialog run.")
+def report(root: Path, data: Path | None, movie: bool) -> None:
+    """Write ROOT/report/index.html (slice tables, training curves, attention maps, the data gate's report, TFDV's
+    statistics) and a model card per model, for the newest run in ROOT (``dialog pipeline --root``)."""
+    from pipeline.configs import MODELS, MOVIE_PROFILES
+    from pipeline.local_runner import paths
+    from pipeline.report import write_report
+
+    if not paths(root)["metadata"].is_file():
+        raise click.ClickException(f"{root}: no pipeline run here (no metadata/metadata.db)")
+    click.echo(write_report(root, MOVIE_PROFILES["full"].models if movie else MODELS, data))
 
 
 @main.command()

@@ -71,7 +71,15 @@ def format_turn(turn: TurnAttention) -> str:
 
 
 def write_heat_map(turn: TurnAttention, path: str | Path) -> None:
-    """The turn's attention as a PNG: one row per memory, one column per hop."""
+    """The turn's attention as a PNG file (:func:`heat_map_png`)."""
+    with atomic_output(path) as handle:
+        handle.write(heat_map_png(turn))
+
+
+def heat_map_png(turn: TurnAttention) -> bytes:
+    """The turn's attention as PNG bytes: one row per memory, one column per hop."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,6 +99,7 @@ def write_heat_map(turn: TurnAttention, path: str | Path) -> None:
                    fontsize=8)
     figure.colorbar(image, ax=axes, fraction=0.04)
     figure.tight_layout()
-    with atomic_output(path) as handle:
-        figure.savefig(handle, format="png", dpi=120)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=120)
     plt.close(figure)
+    return buffer.getvalue()

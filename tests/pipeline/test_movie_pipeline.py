@@ -71,3 +71,12 @@ def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finishe
                                                query=tf.constant([e.query for e in exchanges]))
     assert (raw["indices"].numpy() == from_examples).all()
     assert [r.decode() for r in raw["responses"].numpy()[:, 0]] == [candidates.texts[i] for i in from_examples[:, 0]]
+
+
+def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) -> None:
+    from pipeline.report import write_report
+
+    page = write_report(finished["pipeline_root"].parent.parent, TINY.models)
+    text = page.read_text()
+    assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
+    assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()
