@@ -20,6 +20,7 @@ from data.movie.reader import TASK_DIRECTORIES, MovieCorpus, discover_movie_corp
 from data.movie.reader import read_candidates as read_movie_candidates
 from data.movie.reader import read_dialogs as read_movie_dialogs
 from data.movie.reader import read_kb as read_movie_kb
+from data.progress import bar
 
 
 @dataclass
@@ -69,6 +70,7 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
         return movie_stats(movie)  # a malformed line is its own error, naming file and line
     result: dict[str, Any] = {"tasks": {}, "candidate_sets": {}}
     groups: dict[str, dict[str, Any]] = {}
+    progress = bar(sum(len(files.splits) for files in tasks.values()), "counting", "file")
     for task, files in tasks.items():
         counts = TaskCounts()
         group_key = files.candidates.name if files.candidates else f"{files.label} (no candidates file)"
@@ -80,7 +82,9 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
             for dialog in dialog_file:
                 counts.add(dialog)
                 group["tokens"].update(dialog_tokens(dialog))
+            progress.update()
         result["tasks"][str(task)] = {"name": files.name, **counts.as_json()}
+    progress.close()
     for key, group in groups.items():
         files: TaskFiles = group["files"]
         candidates = babi_format.read_candidates(files.candidates).candidates if files.candidates else []

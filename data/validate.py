@@ -36,6 +36,7 @@ from data.movie.reader import MovieCorpus, discover_movie_corpus, read_entities
 from data.movie.reader import read_candidates as read_movie_candidates
 from data.movie.reader import read_dialogs as read_movie_dialogs
 from data.movie.reader import read_kb as read_movie_kb
+from data.progress import bar
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
 
     candidate_sets: dict[Path, set[str] | None] = {}
     kbs: dict[Path, tuple[set[str], set[tuple[str, str, str]]] | None] = {}
+    progress = bar(sum(len(files.splits) for files in tasks.values()), "validating", "file")
     for task, files in tasks.items():
         if not partial:
             for split in expected_splits(task):
@@ -181,8 +183,10 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
             if dialog_file is not None:
                 _check_dialogs(path, dialog_file, candidates, kb, report)
                 dialog_counts[split] = len(dialog_file)
+            progress.update()
         if task == BANKING_TASK:
             _banking_labels(files, dialog_counts, report)
+    progress.close()
     return report
 
 
