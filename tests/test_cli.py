@@ -395,8 +395,8 @@ def test_progress_bars_are_drawn_on_a_terminal_on_stderr_and_never_with_quiet(tm
     drawn = runner.invoke(main, [*command, str(tmp_path / "a")])
     assert drawn.exit_code == 0 and "generating: 100%" in drawn.stderr and "dialog/s]" in drawn.stderr
     assert "generating" not in drawn.stdout
-    for command, words in (("validate", "validating: 100%"), ("stats", "counting: 100%")):
-        checked = runner.invoke(main, [command, str(tmp_path / "a")])
+    for checker, words in (("validate", "validating: 100%"), ("stats", "counting: 100%")):
+        checked = runner.invoke(main, [checker, str(tmp_path / "a")])
         assert checked.exit_code == 0 and words in checked.stderr and words not in checked.stdout, checked.stderr
     quiet = runner.invoke(main, ["--quiet", *command, str(tmp_path / "b")])
     assert quiet.exit_code == 0 and "generating" not in quiet.stderr and "dialog/s]" not in quiet.stderr
