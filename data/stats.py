@@ -70,21 +70,20 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
         return movie_stats(movie)  # a malformed line is its own error, naming file and line
     result: dict[str, Any] = {"tasks": {}, "candidate_sets": {}}
     groups: dict[str, dict[str, Any]] = {}
-    progress = bar(sum(len(files.splits) for files in tasks.values()), "counting", "file")
-    for task, files in tasks.items():
-        counts = TaskCounts()
-        group_key = files.candidates.name if files.candidates else f"{files.label} (no candidates file)"
-        group = groups.setdefault(group_key, {"tasks": [], "tokens": set(), "candidates": None, "files": files})
-        group["tasks"].append(task)
-        for split, path in files.splits.items():
-            dialog_file = babi_format.read_dialogs(path)
-            counts.dialogs[split] = len(dialog_file)
-            for dialog in dialog_file:
-                counts.add(dialog)
-                group["tokens"].update(dialog_tokens(dialog))
-            progress.update()
-        result["tasks"][str(task)] = {"name": files.name, **counts.as_json()}
-    progress.close()
+    with bar(sum(len(files.splits) for files in tasks.values()), "counting", "file") as progress:
+        for task, files in tasks.items():
+            counts = TaskCounts()
+            group_key = files.candidates.name if files.candidates else f"{files.label} (no candidates file)"
+            group = groups.setdefault(group_key, {"tasks": [], "tokens": set(), "candidates": None, "files": files})
+            group["tasks"].append(task)
+            for split, path in files.splits.items():
+                dialog_file = babi_format.read_dialogs(path)
+                counts.dialogs[split] = len(dialog_file)
+                for dialog in dialog_file:
+                    counts.add(dialog)
+                    group["tokens"].update(dialog_tokens(dialog))
+                progress.update()
+            result["tasks"][str(task)] = {"name": files.name, **counts.as_json()}
     for key, group in groups.items():
         files: TaskFiles = group["files"]
         candidates = babi_format.read_candidates(files.candidates).candidates if files.candidates else []

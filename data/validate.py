@@ -158,35 +158,34 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
 
     candidate_sets: dict[Path, set[str] | None] = {}
     kbs: dict[Path, tuple[set[str], set[tuple[str, str, str]]] | None] = {}
-    progress = bar(sum(len(files.splits) for files in tasks.values()), "validating", "file")
-    for task, files in tasks.items():
-        if not partial:
-            for split in expected_splits(task):
-                if split not in files.splits:
-                    report.add(directory, None, f"task {task}: missing split {split} "
-                               f"(dialog-babi-task{task}-{files.name}-{split}.txt)")
-        if files.candidates is None:
-            report.add(directory, None, f"task {task}: no candidates file "
-                       f"({task_candidates_name(task, files.name)} or {SHARED_CANDIDATES})")
-        elif files.candidates not in candidate_sets:
-            candidate_sets[files.candidates] = _check_candidates(files.candidates, report)
-        if files.kb is not None and files.kb not in kbs:
-            kb_file = _read_checked(files.kb, babi_format.parse_kb, babi_format.render_kb, report)
-            kbs[files.kb] = None if kb_file is None else (
-                {fact.entity for fact in kb_file.facts},
-                {(fact.entity, fact.attribute, fact.value) for fact in kb_file.facts})
-        candidates = candidate_sets.get(files.candidates) if files.candidates else None
-        kb = kbs.get(files.kb) if files.kb else None
-        dialog_counts: dict[str, int] = {}
-        for split, path in files.splits.items():
-            dialog_file = _read_checked(path, babi_format.parse_dialogs, babi_format.render_dialogs, report)
-            if dialog_file is not None:
-                _check_dialogs(path, dialog_file, candidates, kb, report)
-                dialog_counts[split] = len(dialog_file)
-            progress.update()
-        if task == BANKING_TASK:
-            _banking_labels(files, dialog_counts, report)
-    progress.close()
+    with bar(sum(len(files.splits) for files in tasks.values()), "validating", "file") as progress:
+        for task, files in tasks.items():
+            if not partial:
+                for split in expected_splits(task):
+                    if split not in files.splits:
+                        report.add(directory, None, f"task {task}: missing split {split} "
+                                   f"(dialog-babi-task{task}-{files.name}-{split}.txt)")
+            if files.candidates is None:
+                report.add(directory, None, f"task {task}: no candidates file "
+                           f"({task_candidates_name(task, files.name)} or {SHARED_CANDIDATES})")
+            elif files.candidates not in candidate_sets:
+                candidate_sets[files.candidates] = _check_candidates(files.candidates, report)
+            if files.kb is not None and files.kb not in kbs:
+                kb_file = _read_checked(files.kb, babi_format.parse_kb, babi_format.render_kb, report)
+                kbs[files.kb] = None if kb_file is None else (
+                    {fact.entity for fact in kb_file.facts},
+                    {(fact.entity, fact.attribute, fact.value) for fact in kb_file.facts})
+            candidates = candidate_sets.get(files.candidates) if files.candidates else None
+            kb = kbs.get(files.kb) if files.kb else None
+            dialog_counts: dict[str, int] = {}
+            for split, path in files.splits.items():
+                dialog_file = _read_checked(path, babi_format.parse_dialogs, babi_format.render_dialogs, report)
+                if dialog_file is not None:
+                    _check_dialogs(path, dialog_file, candidates, kb, report)
+                    dialog_counts[split] = len(dialog_file)
+                progress.update()
+            if task == BANKING_TASK:
+                _banking_labels(files, dialog_counts, report)
     return report
 
 
