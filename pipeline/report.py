@@ -24,7 +24,7 @@ from data.atomic import write_text_atomic
 from pipeline.configs import MODELS
 from pipeline.local_runner import paths
 from pipeline.pipeline import COMPONENT_NAMES
-from pipeline.summary import _newest, _store, run_summary
+from pipeline.summary import metadata_reader, newest_artifact, run_summary
 
 REPORT_DIRECTORY = "report"
 # What each model knows by design, for its card: the hand-chosen parts a reader must weigh its figures against.
@@ -76,7 +76,7 @@ def training_curves(history: Sequence[dict[str, Any]], title: str) -> str | None
 def _training_summary(store: Any, model: str) -> dict[str, Any]:
     from models.gfile import GFILE
 
-    run = _newest(store, "ModelRun", f"{COMPONENT_NAMES[model]}Trainer")
+    run = newest_artifact(store, "ModelRun", f"{COMPONENT_NAMES[model]}Trainer")
     path = run and posixpath.join(run.uri, "training_summary.json")
     if not path or not GFILE.exists(path):
         return {}
@@ -141,7 +141,7 @@ def _table(slices: dict[str, dict[str, float]]) -> str:
 
 
 def _statistics_view(store: Any) -> str:
-    artifact = _newest(store, "ExampleStatistics", "StatisticsGen")
+    artifact = newest_artifact(store, "ExampleStatistics", "StatisticsGen")
     if artifact is None:
         return "<p>No statistics in this run.</p>"
     import tensorflow_data_validation as tfdv
@@ -160,7 +160,7 @@ def _statistics_view(store: Any) -> str:
 def write_report(root: Path, models: Sequence[str] = MODELS, data: Path | None = None) -> Path:
     """Write ``ROOT/report/index.html`` and the model cards of the newest run in ``root``; returns the page."""
     located = paths(Path(root))
-    store = _store(located["metadata"])
+    store = metadata_reader(located["metadata"])
     summary = run_summary(located["metadata"], models)
     out = Path(root) / REPORT_DIRECTORY
     sections = [f"<h1>dialog pipeline run</h1><p>Artifacts: {html.escape(str(located['pipeline_root']))}. "
@@ -183,7 +183,7 @@ def write_report(root: Path, models: Sequence[str] = MODELS, data: Path | None =
         parts += [f'<img alt="{model} attention" src="{image}">' for image in attention_maps(pushed or "", data)]
         parts.append(f"<details><summary>model card</summary><pre>{html.escape(card)}</pre></details>")
         sections.append("\n".join(parts))
-    gate = _newest(store, "dialog.DataReport", "DialogDataGate")
+    gate = newest_artifact(store, "dialog.DataReport", "DialogDataGate")
     gate_path = gate and Path(gate.uri) / "data_report.json"
     if gate_path and gate_path.is_file():
         sections.append("<h2>Data gate</h2><pre>" + html.escape(gate_path.read_text()[:20000]) + "</pre>")

@@ -23,14 +23,15 @@ PERCENT_METRICS = ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", 
 MOVIE_COLUMNS = ("per_response_accuracy", "hits_at_10", "hits_at_100")
 
 
-def _store(metadata_path: Path) -> metadata_store.MetadataStore:
+def metadata_reader(metadata_path: Path) -> metadata_store.MetadataStore:
+    """A read-only connection to a run's SQLite ML Metadata store (the summary and the report read, never write)."""
     config = metadata_store_pb2.ConnectionConfig()
     config.sqlite.filename_uri = str(metadata_path)
     config.sqlite.connection_mode = metadata_store_pb2.SqliteMetadataSourceConfig.READONLY
     return metadata_store.MetadataStore(config)
 
 
-def _newest(store: metadata_store.MetadataStore, type_name: str, component: str) -> Any | None:
+def newest_artifact(store: metadata_store.MetadataStore, type_name: str, component: str) -> Any | None:
     """The newest artifact of ``type_name`` written under ``.../<component>/...`` of the pipeline root."""
     found = [a for a in store.get_artifacts_by_type(type_name) if f"/{component}/" in a.uri
              and a.state == metadata_store_pb2.Artifact.LIVE]
@@ -62,9 +63,9 @@ def slice_metrics(evaluation_uri: str) -> dict[str, dict[str, float]]:
 
 def model_summary(store: metadata_store.MetadataStore, model: str) -> dict[str, Any]:
     name = COMPONENT_NAMES[model]
-    evaluation = _newest(store, "ModelEvaluation", f"{name}Evaluator")
-    blessing = _newest(store, "ModelBlessing", f"{name}Evaluator")
-    pushed = _newest(store, "PushedModel", f"{name}Pusher")
+    evaluation = newest_artifact(store, "ModelEvaluation", f"{name}Evaluator")
+    blessing = newest_artifact(store, "ModelBlessing", f"{name}Evaluator")
+    pushed = newest_artifact(store, "PushedModel", f"{name}Pusher")
     blessed = bool(blessing and blessing.custom_properties["blessed"].int_value)
     is_pushed = bool(pushed and pushed.custom_properties["pushed"].int_value)
     slices = slice_metrics(evaluation.uri) if evaluation else {}
@@ -102,7 +103,7 @@ def run_summary(metadata_path: Path, models: Sequence[str] = MODELS) -> dict[str
     """The product model's result at the top level (the template ranker, the README's JSON contract); that of
     every model the run's profile has (``models``, the product model first) under ``models``: a model an earlier
     run in the same root trained, and this one did not, is not reported as this run's."""
-    store = _store(metadata_path)
+    store = metadata_reader(metadata_path)
     results = {model: model_summary(store, model) for model in models}
     return {"model": models[0], **results[models[0]], "models": results, "component_seconds": component_seconds(store)}
 
