@@ -4,11 +4,11 @@ file (and line); a corpus directory with a mutated file gives a report, never an
 
 from __future__ import annotations
 
-import functools
 import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -43,9 +43,10 @@ def test_any_bytes_read_back_exactly_or_raise_the_documented_error(data: bytes, 
     assert render(parsed).encode("utf-8") == data
 
 
-@functools.cache
-def _corpus() -> Path:
-    out = Path(tempfile.mkdtemp(prefix="property-corpus-"))
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Module-scoped: hypothesis runs every example in one call of the test, and pytest removes the directory."""
+    out = tmp_path_factory.mktemp("property-corpus")
     generate(GenerationPlan(seed=8, dialogs_per_split=2, tasks=(1, 3)), out, runner="local")
     return out
 
@@ -56,11 +57,11 @@ MUTATED = [dialog_file_name(1, "trn"), dialog_file_name(3, "dev"), SHARED_CANDID
 @settings(PROPERTY, max_examples=100)  # each example copies a corpus directory
 @given(name=st.sampled_from(MUTATED), position=st.floats(0, 1), cut=st.integers(0, 5),
        insert=st.binary(max_size=6))
-def test_a_mutated_corpus_gives_a_report_never_an_exception(name: str, position: float, cut: int,
+def test_a_mutated_corpus_gives_a_report_never_an_exception(corpus: Path, name: str, position: float, cut: int,
                                                            insert: bytes) -> None:
     with tempfile.TemporaryDirectory() as work:
         copy = Path(work) / "corpus"
-        shutil.copytree(_corpus(), copy)
+        shutil.copytree(corpus, copy)
         path = copy / name
         data = path.read_bytes()
         at = int(position * len(data))
