@@ -76,14 +76,26 @@ class Fitted:
     ranker: Ranker
     note: str = ""
     summary: dict[str, Any] = field(default_factory=dict)
+    # Splits scored with a ranker of their own: the OOV test sets with the model chosen on an OOV dev set, where a
+    # method chooses one for them (Table 2's MemN2N rows).
+    by_split: dict[str, Ranker] = field(default_factory=dict)
 
     def rank(self, examples: Sequence, k: int = 10) -> list[list[str]]:
         return self.ranker.rank(examples, k)
+
+    def for_split(self, split: str) -> Ranker:
+        """The ranker that scores ``split``."""
+        return self.by_split.get(split, self.ranker)
 
 
 def best_answers(ranker: Ranker, examples: Sequence) -> list[str]:
     """Each example's first-ranked answer ("" when a ranker has none)."""
     return [row[0] if row else "" for row in ranker.rank(examples, 1)] if examples else []
+
+
+def for_split(ranker: Ranker, split: str) -> Ranker:
+    """The ranker that scores ``split``: a :class:`Fitted`'s choice for it, any other ranker itself."""
+    return ranker.for_split(split) if isinstance(ranker, Fitted) else ranker
 
 
 def note_of(ranker: Ranker) -> str:

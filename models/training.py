@@ -317,23 +317,44 @@ def top_candidates(model: keras.Model, features: dict[str, np.ndarray], size: in
 class BestOnDev(keras.callbacks.Callback):
     """Per-response accuracy on dev after each epoch; the best epoch's weights are restored at the end.
 
-    With ``oov`` (an OOV dev set's features and labels, ``data.oov_dev``) the epoch's score is the mean of the two
-    accuracies, so an epoch is chosen for the OOV test sets as well as the plain ones; both are in the history.
+    With ``oov`` (an OOV dev set's features and labels, ``data.oov_dev``) both accuracies are in the history, and
+    each set's own best epoch is kept too (:meth:`weights_of`), so a caller can report the OOV test sets with the
+    epoch chosen on the OOV dev set and the plain ones with the epoch chosen on dev. The epoch restored is dev's
+    best, or with ``select_on_mean`` the best mean of the two (one model for both kinds of test set).
 
-    With ``patience``, training stops once that many epochs in a row have not beaten the best. Training also stops
-    at the first epoch with every dev answer right: no later epoch can beat it (the best must be strictly better),
-    so the model kept is the same as after every epoch, and a model that gets all of dev right early (the
-    template model, on some tasks) stops there instead of running every epoch. Each epoch's history has its
-    training seconds and its dev evaluation seconds apart."""
+    With ``patience``, training stops once that many epochs in a row have beaten none of the bests kept. Training
+    also stops once every best kept is 100%: no later epoch can beat it (a best must be strictly better), so the
+    models kept are the same as after every epoch, and a model that gets all of dev right early (the template
+    model, on some tasks) stops there instead of running every epoch. Each epoch's history has its training
+    seconds and its dev evaluation seconds apart."""
 
     def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 1024,
-                 patience: int | None = None, oov: tuple[dict[str, np.ndarray], np.ndarray] | None = None) -> None:
+                 patience: int | None = None, oov: tuple[dict[str, np.ndarray], np.ndarray] | None = None,
+                 select_on_mean: bool = False) -> None:
         super().__init__()
         self.features, self.labels, self.batch_size, self.patience = features, labels, batch_size, patience
         self.oov = oov
-        self.best_accuracy, self.best_epoch, self.best_weights = -1.0, -1, None
+        self.selected = "mean" if oov is not None and select_on_mean else "dev"
+        # score, epoch (1-based) and weights of the best epoch on each set (and on their mean)
+        self.bests: dict[str, tuple[float, int, list | None]] = {
+            name: (-1.0, -1, None) for name in (("dev", "oov_dev", "mean") if oov is not None else ("dev",))}
         self.history: list[dict[str, float]] = []
         self._started = 0.0
+
+    @property
+    def best_epoch(self) -> int:
+        return self.bests[self.selected][1]
+
+    @property
+    def best_accuracy(self) -> float:
+        return self.bests[self.selected][0]
+
+    def epoch_of(self, name: str) -> int:
+        """The best epoch on ``name``: "dev", or with an OOV dev set "oov_dev" or "mean"."""
+        return self.bests[name][1]
+
+    def weights_of(self, name: str) -> list | None:
+        return self.bests[name][2]
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         self._started = time.perf_counter()
@@ -342,27 +363,32 @@ class BestOnDev(keras.callbacks.Callback):
         seconds = time.perf_counter() - self._started
         finite_loss(logs, epoch)
         started = time.perf_counter()
-        accuracy = self._accuracy(self.features, self.labels)
+        scores = {"dev": self._accuracy(self.features, self.labels)}
         entry = {"epoch": epoch + 1, "loss": float((logs or {}).get("loss", np.nan)),
-                 "dev_per_response_accuracy": accuracy}
+                 "dev_per_response_accuracy": scores["dev"]}
         if self.oov is not None:
-            entry["oov_dev_per_response_accuracy"] = self._accuracy(*self.oov)
-            accuracy = (accuracy + entry["oov_dev_per_response_accuracy"]) / 2
+            scores["oov_dev"] = entry["oov_dev_per_response_accuracy"] = self._accuracy(*self.oov)
+            scores["mean"] = (scores["dev"] + scores["oov_dev"]) / 2
         self.history.append({**entry, "seconds": seconds, "eval_seconds": time.perf_counter() - started})
         if logs is not None:
             logs.update({key: value for key, value in entry.items() if key.endswith("accuracy")})
-        if accuracy > self.best_accuracy:
-            self.best_accuracy, self.best_epoch, self.best_weights = accuracy, epoch + 1, self.model.get_weights()
-            self.model.stop_training = self.model.stop_training or accuracy >= 100.0
-        elif self.patience is not None and epoch + 1 - self.best_epoch >= self.patience:
+        better = [name for name, score in scores.items() if score > self.bests[name][0]]
+        weights = self.model.get_weights() if better else None
+        for name in better:
+            self.bests[name] = (scores[name], epoch + 1, weights)
+        if all(score >= 100.0 for score, _, _ in self.bests.values()):
+            self.model.stop_training = True
+        elif self.patience is not None and all(epoch + 1 - best >= self.patience for _, best, _ in
+                                               self.bests.values()):
             self.model.stop_training = True
 
     def _accuracy(self, features: dict[str, np.ndarray], labels: np.ndarray) -> float:
         return percent(top_candidates(self.model, features, len(labels), self.batch_size) == labels)
 
     def on_train_end(self, logs: dict | None = None) -> None:
-        if self.best_weights is not None:
-            self.model.set_weights(self.best_weights)
+        weights = self.weights_of(self.selected)
+        if weights is not None:
+            self.model.set_weights(weights)
 
 
 def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int:
@@ -371,14 +397,16 @@ def memory_size_for(config: TrainConfig, examples: Sequence[TurnExample]) -> int
 
 
 def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | None = None, verbose: int = 0,
-          log_dir: str | None = None, top_k: int = 10, oov_dev: Sequence[TurnExample] | None = None
-          ) -> dict[str, Any]:
+          log_dir: str | None = None, top_k: int = 10, oov_dev: Sequence[TurnExample] | None = None,
+          oov_out: str | Path | None = None) -> dict[str, Any]:
     """Train on ``trn``, select on ``dev``, export to ``out``. Returns a summary with the history.
 
     With ``config.select_on_oov_dev``, ``oov_dev`` is the OOV dev set already made (:func:`oov_dev_examples`, for a
-    caller that trains several configs of one task); without it, the set is made here."""
-    if out is not None:
-        prepare_output(out)  # before reading anything, so a refused --out costs nothing
+    caller that trains several configs of one task); without it, the set is made here. With ``oov_out``, the epoch
+    best on the OOV dev set is exported there too (see :func:`fit_and_export`)."""
+    for path in (out, oov_out):
+        if path is not None:
+            prepare_output(path)  # before reading anything, so a refused --out costs nothing
     if isinstance(task, TaskFiles):
         task = TaskData.load(task, splits=("trn", "dev"))
     trn, dev = task.split("trn"), task.split("dev")
@@ -387,8 +415,8 @@ def train(task: TaskData | TaskFiles, config: TrainConfig, out: str | Path | Non
             raise ValueError(f"{task.where(split)}: no dialog with a bot turn, nothing to "
                              f"{'train on' if split == 'trn' else 'select the best epoch on'}")
     spec = build_spec(task, memory_size=memory_size_for(config, trn + dev))
-    oov = (oov_dev or oov_dev_examples(task)) if config.select_on_oov_dev else None
-    return fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k, oov_dev=oov)
+    oov = (oov_dev or oov_dev_examples(task)) if config.select_on_oov_dev or oov_out is not None else None
+    return fit_and_export(spec, trn, dev, config, out, verbose, log_dir, top_k, oov_dev=oov, oov_out=oov_out)
 
 
 def oov_dev_examples(task: TaskData) -> list[TurnExample] | None:
@@ -403,15 +431,26 @@ def oov_dev_examples(task: TaskData) -> list[TurnExample] | None:
 def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
                    out: str | Path | None = None, verbose: int = 0, log_dir: str | None = None,
                    top_k: int = 10, strategy: tf.distribute.Strategy | None = None,
-                   oov_dev: Sequence[TurnExample] | None = None) -> dict[str, Any]:
+                   oov_dev: Sequence[TurnExample] | None = None, oov_out: str | Path | None = None
+                   ) -> dict[str, Any]:
     """The training loop shared by ``dialog train`` and the TFX Trainer: fit on ``trn``, keep the best epoch
     on ``dev`` (and ``oov_dev``, when given), export the serving module (returning the ``top_k`` best candidates)
-    to ``out``."""
-    if out is not None:
-        prepare_output(out)
-    model, summary = fit(spec, trn, dev, config, verbose, log_dir, strategy, oov_dev)
+    to ``out``.
+
+    With ``oov_dev`` and ``oov_out``, the epoch best on the OOV dev set alone is exported to ``oov_out`` as well:
+    Table 2 reports each OOV test set with the model chosen on the OOV dev set, and each plain one with the model
+    chosen on dev, instead of one epoch that trades one for the other."""
+    for path in (out, oov_out):
+        if path is not None:
+            prepare_output(path)
+    model, summary, best = _fit(spec, trn, dev, config, verbose, log_dir, strategy, oov_dev)
     if out is not None:
         export(DialogServingModule(spec, model, top_k=top_k), out)
+    if oov_out is not None:
+        if best.oov is None:
+            raise ValueError("an OOV dev set is needed to export the model chosen on it")
+        model.set_weights(best.weights_of("oov_dev"))
+        export(DialogServingModule(spec, model, top_k=top_k), oov_out)
     return summary
 
 
@@ -420,10 +459,19 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
         oov_dev: Sequence[TurnExample] | None = None) -> tuple[keras.Model, dict[str, Any]]:
     """Fit on ``trn`` and keep the best epoch on ``dev``: the model (its best weights) and the summary.
 
-    With ``oov_dev`` (an OOV dev set, ``data.oov_dev``) the best epoch is the best mean of the two accuracies.
+    With ``oov_dev`` (an OOV dev set, ``data.oov_dev``) its accuracy is in the history and the summary has its own
+    best epoch (``oov_dev_best_epoch``); with ``config.select_on_oov_dev`` the model kept is the best mean of the two
+    accuracies.
 
     The model is built and fitted under ``strategy`` (default: the one in scope, so a caller inside
     ``MirroredStrategy().scope()`` trains on every replica); ``config.batch_size`` is the global batch."""
+    model, summary, _ = _fit(spec, trn, dev, config, verbose, log_dir, strategy, oov_dev)
+    return model, summary
+
+
+def _fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
+         verbose: int, log_dir: str | None, strategy: tf.distribute.Strategy | None,
+         oov_dev: Sequence[TurnExample] | None) -> tuple[keras.Model, dict[str, Any], BestOnDev]:
     if not trn or not dev:
         raise ValueError(f"{len(trn)} training and {len(dev)} dev examples: both are needed")
     keras.utils.set_random_seed(config.seed)
@@ -440,7 +488,7 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
     x_trn, x_dev = with_constant_inputs(model, x_trn), with_constant_inputs(model, x_dev)
     oov = (with_constant_inputs(model, featurize(featurizer, oov_dev)), answer_indices(spec, oov_dev)) if oov_dev \
         else None
-    best = BestOnDev(x_dev, y_dev, patience=config.patience, oov=oov)
+    best = BestOnDev(x_dev, y_dev, patience=config.patience, oov=oov, select_on_mean=config.select_on_oov_dev)
     callbacks: list[keras.callbacks.Callback] = [best]
     if log_dir:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=log_dir))
@@ -455,7 +503,9 @@ def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample
         **{key: round(value, 2) for key, value in best.history[best.best_epoch - 1].items()
            if key.endswith("dev_per_response_accuracy")},
         "oov_dev_examples": len(oov_dev or ()),
+        **({"oov_dev_best_epoch": best.epoch_of("oov_dev"),
+            "oov_dev_best_per_response_accuracy": round(best.bests["oov_dev"][0], 2)} if oov else {}),
         "replicas": strategy.num_replicas_in_sync,
         "train_seconds": round(time.perf_counter() - started, 1), "history": best.history,
     }
-    return model, summary
+    return model, summary, best

@@ -25,10 +25,15 @@ from models.ir_baselines import NearestNeighbour, TfIdfMatch
 from models.methods import Fitted, NotApplicable, Ranker, Settings, best_answers, register
 from models.metrics import accuracy_report
 from models.serving.ranker import ExportedRanker
-from models.training import TrainConfig, oov_dev_examples, train
+from models.training import OOV_DEV_SPLIT, TrainConfig, oov_dev_examples, train
 
 PAPER = "babi"
 DEFAULT_EPOCHS = 30
+# Table 2's networks (supervised embeddings, the MemN2N rows) train until PATIENCE epochs in a row beat no best kept
+# (models.training.BestOnDev), up to MAX_EPOCHS (or `--epochs`): a fixed budget cut rows short that were still
+# learning, and ran on for 29 epochs after rows that peaked at the first.
+PATIENCE = 10
+MAX_EPOCHS = 100
 DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
                     ("location", "price", "cuisine"))
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.
@@ -39,6 +44,11 @@ MODEL_METHODS = {"memn2n": "memn2n", "embeddings": "embeddings", "template": "te
 
 def epochs_of(settings: Settings) -> int:
     return settings.epochs or DEFAULT_EPOCHS
+
+
+def budget_of(settings: Settings) -> dict[str, int]:
+    """A Table 2 network's epochs and patience: at most ``--epochs`` when given, else :data:`MAX_EPOCHS`."""
+    return {"epochs": settings.epochs or MAX_EPOCHS, "patience": PATIENCE}
 
 
 def dev_accuracy(ranker: Ranker, dev: Sequence[TurnExample]) -> float:
@@ -83,65 +93,78 @@ def nearest_neighbour(task: TaskData, work_dir: Path, settings: Settings) -> Fit
 
 
 def _train(task: TaskData, config: TrainConfig, out: Path, settings: Settings,
-           oov_dev: Sequence[TurnExample] | None = None, top_k: int | None = None) -> dict:
+           oov_dev: Sequence[TurnExample] | None = None, top_k: int | None = None, oov_out: Path | None = None
+           ) -> dict:
     return train(task, config, out=out, verbose=settings.verbose, log_dir=settings.log_dir,
-                 top_k=top_k or settings.top_k, oov_dev=oov_dev)
+                 top_k=top_k or settings.top_k, oov_dev=oov_dev, oov_out=oov_out)
 
 
 @register("embeddings", PAPER, "Supervised embeddings")
 def embeddings(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
     """Table 8 as it is (its learning rates work with Adam here)."""
-    config = settings.config or paper_config(task.task, model="embeddings", epochs=epochs_of(settings),
+    config = settings.config or paper_config(task.task, model="embeddings", **budget_of(settings),
                                                  seed=settings.seed)
     summary = _train(task, config, work_dir, settings)
-    note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
+    note = (f"best epoch {summary['best_epoch']}/{summary['history'][-1]['epoch']} on {settings.chosen_on} "
             f"({summary['dev_per_response_accuracy']}%), {summary['train_seconds']} s")
     return Fitted(ExportedRanker(work_dir), note, summary)
 
 
 def _memn2n_recipe(task: TaskData, settings: Settings, match_type: bool) -> list[TrainConfig]:
     """Table 2's MemN2N row: words no training dialog holds (OOV entities) at a zero embedding, a gradient row per
-    word occurrence (``models.memn2n.summed_rows``), the epoch chosen on dev and the OOV dev set
-    (``data.oov_dev``); the optimiser step too where that set exists: the shared defaults, or
-    :data:`~models.babi.presets.OOV_DEV_STEP`."""
-    epochs = epochs_of(settings)
-    config = paper_config(task.task, match_type=match_type, epochs=epochs, only_learned_words=True,
-                          per_occurrence_gradient=True, select_on_oov_dev=True, seed=settings.seed)
-    return [config, replace(config, **{**OOV_DEV_STEP, "epochs": min(epochs, OOV_DEV_STEP["epochs"])})]
+    word occurrence (``models.memn2n.summed_rows``), the shared defaults' step and
+    :data:`~models.babi.presets.OOV_DEV_STEP`, each trained until ``PATIENCE`` epochs in a row beat no best."""
+    config = paper_config(task.task, match_type=match_type, **budget_of(settings), only_learned_words=True,
+                          per_occurrence_gradient=True, seed=settings.seed)
+    return [config, replace(config, **OOV_DEV_STEP)]
 
 
 def _memn2n(match_type: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
-        configs = [settings.config] if settings.config else _memn2n_recipe(task, settings, match_type)
-        # Made once for every config; a second step is only worth trying when there is an OOV dev set to see it.
-        oov_dev = oov_dev_examples(task) if any(c.select_on_oov_dev for c in configs) else None
-        if not oov_dev:
-            configs = configs[:1]
-        runs = []
-        for number, variant in enumerate(configs):
-            directory = work_dir if len(configs) == 1 else work_dir / f"step{number}"
-            summary = _train(task, variant, directory, settings, oov_dev=oov_dev)
-            runs.append((_selection_score(summary), -number, directory, variant, summary))
-        _, _, directory, variant, summary = max(runs)  # a tie keeps the shared defaults (the first)
-        oov = summary.get("oov_dev_per_response_accuracy")
-        note = (f"Adam {variant.learning_rate} in batches of {variant.batch_size}"
-                + (f" (chosen over {len(runs) - 1} other step on {settings.chosen_on} and OOV dev)"
-                   if len(runs) > 1 else "")
-                + f"; best epoch {summary['best_epoch']}/{variant.epochs} on {settings.chosen_on} "
-                + f"({summary['dev_per_response_accuracy']}%" + (f") and OOV dev ({oov}%" if oov is not None else "")
-                + f"), {sum(run[4]['train_seconds'] for run in runs):.1f} s"
-                + ("; unseen words zero" if variant.only_learned_words else "")
-                + ("; a gradient row per word occurrence" if variant.per_occurrence_gradient else ""))
-        return Fitted(ExportedRanker(directory), note, summary)
+        if settings.config:  # `dialog train`, the TFX Trainer: that config, exported at work_dir
+            summary = _train(task, settings.config, work_dir, settings)
+            return Fitted(ExportedRanker(work_dir), _memn2n_note(settings.config, summary, settings), summary)
+        return _memn2n_table_row(task, work_dir, settings, _memn2n_recipe(task, settings, match_type))
 
     return fit
 
 
-def _selection_score(summary: dict) -> float:
-    """What a MemN2N row is chosen on: the mean of dev and OOV dev per-response accuracy (dev alone without one)."""
-    oov = summary.get("oov_dev_per_response_accuracy")
-    dev = summary["dev_per_response_accuracy"]
-    return dev if oov is None else (dev + oov) / 2
+def _memn2n_table_row(task: TaskData, work_dir: Path, settings: Settings, configs: Sequence[TrainConfig]) -> Fitted:
+    """Every step of ``configs`` trained once. The plain splits are scored with the step and epoch best on dev;
+    where the task has an OOV dev set (``data.oov_dev``), the OOV splits with the step and epoch best on it, so
+    neither kind of test set pays for the other's choice. Without an OOV dev set, the first step alone."""
+    oov_dev = oov_dev_examples(task)
+    if not oov_dev:
+        configs = configs[:1]
+    runs = []
+    for number, config in enumerate(configs):
+        directory = work_dir / f"step{number}"
+        summary = _train(task, config, directory / "dev", settings, oov_dev=oov_dev,
+                         oov_out=directory / "oov" if oov_dev else None)
+        runs.append((number, config, directory, summary))
+    seconds = sum(run[3]["train_seconds"] for run in runs)
+    # a tie keeps the shared defaults (the first step)
+    number, config, directory, summary = max(runs, key=lambda run: (run[3]["dev_per_response_accuracy"], -run[0]))
+    note = _memn2n_note(config, summary, settings) + f"; {seconds:.1f} s"
+    if not oov_dev:
+        return Fitted(ExportedRanker(directory / "dev"), note, summary)
+    oov_number, oov_config, oov_directory, oov_summary = max(
+        runs, key=lambda run: (run[3]["oov_dev_best_per_response_accuracy"], -run[0]))
+    oov_ranker = ExportedRanker(oov_directory / "oov")
+    note = (f"plain sets: {note.replace('; best epoch', ', best epoch', 1)}; OOV sets: Adam "
+            f"{oov_config.learning_rate} in batches of {oov_config.batch_size}, best epoch "
+            f"{oov_summary['oov_dev_best_epoch']}/{oov_summary['history'][-1]['epoch']} on OOV dev "
+            f"({oov_summary['oov_dev_best_per_response_accuracy']}%); each chosen over {len(runs) - 1} other step")
+    return Fitted(ExportedRanker(directory / "dev"), note, summary,
+                  by_split={"tst-OOV": oov_ranker, OOV_DEV_SPLIT: oov_ranker})
+
+
+def _memn2n_note(config: TrainConfig, summary: dict, settings: Settings) -> str:
+    """Adam's step and the epoch chosen (out of the epochs run), and the MemN2N options on."""
+    return (f"Adam {config.learning_rate} in batches of {config.batch_size}; best epoch {summary['best_epoch']}/"
+            f"{summary['history'][-1]['epoch']} on {settings.chosen_on} ({summary['dev_per_response_accuracy']}%)"
+            + ("; unseen words zero" if config.only_learned_words else "")
+            + ("; a gradient row per word occurrence" if config.per_occurrence_gradient else ""))
 
 
 register("memn2n", PAPER, "MemN2N (no match type)")(_memn2n(False))

@@ -14,9 +14,10 @@ from data.atomic import write_text_atomic
 from data.babi import dstc2
 from models import methods
 from models.babi.answer_kinds import KINDS
+from models.babi.methods import MAX_EPOCHS, PATIENCE
 from models.babi.paper import PAPER_TABLE2
 from models.babi.presets import OOV_DEV_STEP
-from models.training import TRAINING_DEFAULTS
+from models.training import OOV_DEV_SPLIT, TRAINING_DEFAULTS
 
 # Tasks whose methods choose on folds of trn rather than on dev (task 6, where dev overstates the held-back test:
 # real callers; models.babi.folds). Their rows also get accuracy by answer kind.
@@ -36,7 +37,14 @@ class Cell:
 
 
 def row_name(task: int, split: str) -> str:
-    return {"tst-OOV": f"T{task} (OOV)", "dev": f"T{task} (dev)", "folds": f"T{task} (folds)"}.get(split, f"T{task}")
+    return {"tst-OOV": f"T{task} (OOV)", "dev": f"T{task} (dev)", "folds": f"T{task} (folds)",
+            OOV_DEV_SPLIT: f"T{task} (OOV dev)"}.get(split, f"T{task}")
+
+
+def paper_row(row: str) -> str:
+    """The paper's row a row of ours stands beside: a dev row the test's, the OOV dev row the OOV test's."""
+    task = f"T{_task_of(row)}"
+    return f"{task} (OOV)" if row.endswith("OOV)") or row.endswith("(OOV dev)") else task
 
 
 def title(method: str) -> str:
@@ -48,7 +56,8 @@ def _task_of(row: str) -> int:
 
 
 def _order(row: str) -> tuple[int, int]:
-    group = int(row.endswith("(OOV)")) + 2 * int(row.endswith("(folds)")) + 3 * int(row.endswith("(dev)"))
+    group = (int(row.endswith("(OOV)")) + 2 * int(row.endswith("(folds)")) + 3 * int(row.endswith(" (dev)"))
+             + 4 * int(row.endswith("(OOV dev)")))
     return (group, _task_of(row))
 
 
@@ -64,10 +73,11 @@ def format_markdown(cells: Sequence[Cell]) -> str:
              "Train on trn, select on dev, report tst / tst-OOV. MemN2N: Table 9's hops and embedding size, trained "
              f"with Adam at learning rate {TRAINING_DEFAULTS['learning_rate']} in batches of "
              f"{TRAINING_DEFAULTS['batch_size']} (Table 9's 0.01 diverges under Adam), or at "
-             f"{OOV_DEV_STEP['learning_rate']} in batches of {OOV_DEV_STEP['batch_size']} when that is better on dev "
-             "and an OOV dev set made from dev (its KB entities swapped for unseen ones), which also chooses the "
-             "epoch. Supervised embeddings: Table 8's settings (margin ranking loss, sampled negatives, history), "
-             "Adam.", "",
+             f"{OOV_DEV_STEP['learning_rate']} in batches of {OOV_DEV_STEP['batch_size']}: the plain test sets take "
+             "the step and epoch best on dev, the OOV test sets those best on an OOV dev set made from dev (its KB "
+             "entities swapped for unseen ones). Supervised embeddings: Table 8's settings (margin ranking loss, "
+             f"sampled negatives, history), Adam. The networks train until {PATIENCE} epochs in a row beat no best "
+             f"kept, at most {MAX_EPOCHS} (or --epochs).", "",
              "| Task | " + " | ".join(title(m) for m in columns) + " |",
              "| --- |" + " --- |" * len(columns)]
     for row in rows:
@@ -75,18 +85,20 @@ def format_markdown(cells: Sequence[Cell]) -> str:
         for method in columns:
             cell = by_key.get((row, method))
             # a dev or folds row: beside the paper's test figure
-            paper = PAPER_TABLE2.get(row.removesuffix(" (dev)").removesuffix(" (folds)"), {}).get(method)
+            paper = PAPER_TABLE2.get(paper_row(row), {}).get(method)
             ours = "not run" if cell is None else ("n/a" if cell.per_response is None else
                                                    f"**{_figure(cell.per_response, cell.spread)}** "
                                                    f"({cell.per_dialog:.1f})")
             values.append(ours + (f" · paper {paper[0]:g} ({paper[1]:g})" if paper else ""))
         lines.append(f"| {row} | " + " | ".join(values) + " |")
-    notes = sorted({f"- {cell.row.removesuffix(' (OOV)')} {title(cell.method)}: {cell.note}"
-                    for cell in cells if cell.note})
+    # one note for a method's rows of a task (its plain and OOV rows are one fit)
+    notes = sorted({f"- {cell.row.removesuffix(' (OOV)').replace(' (OOV dev)', ' (dev)')} {title(cell.method)}: "
+                    f"{cell.note}" for cell in cells if cell.note})
     fold_tasks = {_task_of(row) for row in rows if row.endswith("(folds)")}
     if any(row.endswith("(dev)") and _task_of(row) not in fold_tasks for row in rows):
         notes.append("- Rows marked (dev): the corpus has no test file, so dev (also the selection split) is reported, "
-                     "beside the paper's test figure.")
+                     "beside the paper's test figure; rows marked (OOV dev): the OOV dev set made from dev "
+                     "(data.oov_dev; the MemN2N rows also choose on it), beside the paper's OOV test figure.")
     if fold_tasks:
         notes.append("- Rows marked (folds): each method run once per fold of trn's dialogs, choosing its variant or "
                      "epoch on the next fold and training on the others; the mean over the held-out folds ± the "
@@ -121,7 +133,7 @@ def format_csv(cells: Sequence[Cell]) -> str:
     writer.writerow(["row", "method", "per_response_accuracy", "per_dialog_accuracy", "paper_per_response",
                      "paper_per_dialog", "seconds", "note", "per_response_spread", "by_kind"])
     for cell in cells:
-        paper = PAPER_TABLE2.get(cell.row, {}).get(cell.method, (None, None))
+        paper = PAPER_TABLE2.get(paper_row(cell.row), {}).get(cell.method, (None, None))
         by_kind = json.dumps({kind: value[0] for kind, value in cell.kinds.items()}) if cell.kinds else ""
         writer.writerow([cell.row, cell.method, cell.per_response, cell.per_dialog, paper[0], paper[1],
                          round(cell.seconds, 1), cell.note, cell.spread, by_kind])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,11 +19,12 @@ from data.layout import BANKING_TASK, discover
 from models import methods as registry
 from models.babi.answer_kinds import KINDS, accuracy_by_kind
 from models.babi.folds import DEFAULT_FOLDS, FoldRun, fold_runs, mean_and_spread
-from models.babi.methods import DEFAULT_EPOCHS, PAPER_METHODS
+from models.babi.methods import PAPER_METHODS
 from models.babi.report import FOLD_TASKS, Cell, row_name, title, write_results
 from models.examples import TaskData, TurnExample
-from models.methods import NotApplicable, Ranker, Settings, best_answers, note_of
+from models.methods import NotApplicable, Ranker, Settings, best_answers, for_split, note_of
 from models.metrics import accuracy_report
+from models.training import OOV_DEV_SPLIT, oov_dev_examples
 
 
 def _scored(row: str, method: str, ranker: Ranker, examples: Sequence[TurnExample], seconds: float,
@@ -47,8 +48,9 @@ def _fit(method: str, task: TaskData, work: Path, settings: Settings) -> tuple[R
     return ranker, note_of(ranker)
 
 
-def _seed_cells(method: str, task: TaskData, work: Path, settings: Settings, splits: Sequence[str],
-                seeds: int, progress: Callable[[str], None]) -> list[Cell]:
+def _seed_cells(method: str, task: TaskData, work: Path, settings: Settings,
+                splits: Mapping[str, Sequence[TurnExample]], seeds: int, progress: Callable[[str], None]
+                ) -> list[Cell]:
     """``method`` trained with seeds 0 .. ``seeds`` - 1 (each chosen on dev as a single run is): a cell per split
     with the mean over seeds and their standard deviation (``spread``), per kind too."""
     runs: dict[str, list[Cell]] = {split: [] for split in splits}
@@ -60,9 +62,9 @@ def _seed_cells(method: str, task: TaskData, work: Path, settings: Settings, spl
             return [Cell(row_name(task.task, split), method, None, None, 0.0, note) for split in splits]
         fit_seconds = time.perf_counter() - started
         notes.append(f"seed {seed}: {note}")
-        for split in splits:
-            runs[split].append(_scored(row_name(task.task, split), method, ranker, task.split(split), fit_seconds,
-                                       note))
+        for split, examples in splits.items():
+            runs[split].append(_scored(row_name(task.task, split), method, for_split(ranker, split), examples,
+                                       fit_seconds, note))
         progress(f"T{task.task} {title(method)} seed {seed}: "
                  + ", ".join(f"{split} {runs[split][-1].per_response}" for split in splits))
     cells = []
@@ -109,13 +111,13 @@ def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, run
                   f"mean over {folds} held-out folds of trn, each chosen on the next fold", spread, kinds)]
     note = "; ".join(filter(None, [note, "dev not used to choose"]))
     for split in [s for s in ("dev", "tst", "tst-OOV") if s in task.examples]:
-        cells.append(_scored(row_name(task.task, split), method, final, task.split(split),
+        cells.append(_scored(row_name(task.task, split), method, for_split(final, split), task.split(split),
                              time.perf_counter() - started, note))
     return cells
 
 
 def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS,
-                  tasks: Sequence[int] | None = None, epochs: int = DEFAULT_EPOCHS,
+                  tasks: Sequence[int] | None = None, epochs: int | None = None,
                   progress: Callable[[str], None] = print, folds: int = DEFAULT_FOLDS, seeds: int = 1) -> list[Cell]:
     """Every method on every dialog-bAbI task present (``tasks``: only those), written to ``out`` (Markdown) and
     ``out`` with ``.csv``. The tasks of :data:`FOLD_TASKS` choose on ``folds`` folds of trn (0: on dev, as the
@@ -135,8 +137,14 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
                 continue
             task = TaskData.load(files)
             # Without a test file (a corpus that holds back its test set), report dev: the selection split, so the
-            # row is marked "(dev)" and is not comparable with the paper's test figures.
-            test_splits = [split for split in ("tst", "tst-OOV") if split in task.examples] or ["dev"]
+            # row is marked "(dev)" and is not comparable with the paper's test figures; and the OOV dev set
+            # (data.oov_dev) in the OOV test set's place, where the task's KB has entities to swap in.
+            test_splits = {split: task.split(split) for split in ("tst", "tst-OOV") if split in task.examples}
+            if not test_splits:
+                test_splits = {"dev": task.split("dev")}
+                oov = oov_dev_examples(task) if number not in FOLD_TASKS else None
+                if oov:
+                    test_splits[OOV_DEV_SPLIT] = oov
             wants_folds = bool(folds) and number in FOLD_TASKS
             use_folds = wants_folds and len(task.dialogs["trn"]) >= 2 * folds
             if wants_folds and not use_folds:
@@ -153,8 +161,9 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
                     ranker, note = _fit(method, task, Path(work), settings)
                     fit_seconds = time.perf_counter() - started
                     new = [Cell(row_name(number, split), method, None, None, 0.0, note) if ranker is None else
-                           _scored(row_name(number, split), method, ranker, task.split(split), fit_seconds, note)
-                           for split in test_splits]
+                           _scored(row_name(number, split), method, for_split(ranker, split), examples,
+                                   fit_seconds, note)
+                           for split, examples in test_splits.items()]
                 for cell in new:
                     if cell.per_response is not None:
                         progress(f"{cell.row} {title(method)}: {cell.per_response} ({cell.per_dialog})"
@@ -172,7 +181,7 @@ def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_
     written (none for another layout)."""
     if not [t for t in discover(data) if t != BANKING_TASK and (not tasks or t in tasks)]:
         return []
-    run_benchmark(data, out, methods, tasks, epochs or DEFAULT_EPOCHS, progress, folds, seeds)
+    run_benchmark(data, out, methods, tasks, epochs, progress, folds, seeds)
     out = Path(out)
     return [out, out.with_suffix(".csv")]
 

@@ -240,23 +240,42 @@ class _ScriptedTwoSets(_Scripted):
         return np.array([[0.0, 1.0] if turn < right else [1.0, 0.0] for turn in range(3)])
 
 
-def test_best_on_dev_with_an_oov_dev_set_chooses_on_the_mean_of_both() -> None:
+def _two_sets_run(dev: list[int], oov: list[int], patience: int | None = None, select_on_mean: bool = False):
     from models.training import BestOnDev
 
     labels = np.array([1, 1, 1])
-    model = _ScriptedTwoSets(dev=[3, 3, 3, 2], oov=[0, 2, 1, 3])
-    callback = BestOnDev({"which": np.zeros(3)}, labels, oov=({"which": np.ones(3)}, labels))
+    model = _ScriptedTwoSets(dev=dev, oov=oov)
+    callback = BestOnDev({"which": np.zeros(3)}, labels, oov=({"which": np.ones(3)}, labels), patience=patience,
+                         select_on_mean=select_on_mean)
     callback.set_model(model)
-    for epoch in range(4):
+    for epoch in range(len(dev)):
         model.epoch = epoch
         callback.on_epoch_begin(epoch)
         callback.on_epoch_end(epoch, {"loss": 1.0})
-        assert not model.stop_training  # dev is perfect from the first epoch, the OOV dev set is not
+        if model.stop_training:
+            break
     callback.on_train_end()
+    return epoch + 1, callback, model
+
+
+def test_best_on_dev_with_an_oov_dev_set_keeps_each_sets_best_and_their_mean() -> None:
+    # dev is perfect from the first epoch, the OOV dev set only at the fourth: no stop before it
+    run, callback, model = _two_sets_run(dev=[3, 3, 3, 2], oov=[0, 2, 1, 3], select_on_mean=True)
+    assert run == 4
     # means 50, 83.3, 66.7, 83.3: epoch 2 (the first of the best), not epoch 1 (dev alone) nor 4 (OOV alone)
     assert callback.best_epoch == 2 and model.restored == [1]
+    assert callback.epoch_of("dev") == 1 and callback.weights_of("dev") == [0]
+    assert callback.epoch_of("oov_dev") == 4 and callback.weights_of("oov_dev") == [3]
     assert [round(e["oov_dev_per_response_accuracy"]) for e in callback.history] == [0, 67, 33, 100]
     assert [round(e["dev_per_response_accuracy"]) for e in callback.history] == [100, 100, 100, 67]
+    _, on_dev, model = _two_sets_run(dev=[3, 3, 3, 2], oov=[0, 2, 1, 3])
+    assert on_dev.best_epoch == 1 and model.restored == [0]
+
+
+def test_patience_waits_for_every_set_to_stop_improving() -> None:
+    # dev peaks at epoch 1; the OOV dev set still improves at 3, so patience 2 runs to epoch 5, not 3
+    run, callback, _ = _two_sets_run(dev=[3, 2, 2, 2, 2, 2, 2], oov=[0, 1, 2, 1, 1, 2, 3], patience=2)
+    assert run == 5 and callback.epoch_of("dev") == 1 and callback.epoch_of("oov_dev") == 3
 
 
 def test_a_corpus_without_a_kb_trains_without_match_type_and_reports_hits_at_10(tmp_path: Path) -> None:

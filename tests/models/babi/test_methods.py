@@ -1,5 +1,5 @@
 """Table 2's methods: registered in the table's column order, each fitted through the one protocol; the MemN2N rows
-choose their optimiser step on dev and the OOV dev set."""
+choose their optimiser step and epoch on dev for the plain sets and on the OOV dev set for the OOV sets."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ def test_a_method_that_does_not_apply_says_why(tmp_path: Path) -> None:
         methods.get("rule_based").fit(task, tmp_path / "work", methods.Settings())
 
 
-def _memn2n_rows_trained(tmp_path: Path, monkeypatch, tasks: tuple[int, ...], scores: dict[float, tuple[float, float]]
-                         ) -> tuple[list, str, str]:
-    """Run the MemN2N row's fit with `train` scripted: each learning rate's (dev, OOV dev) accuracy."""
+def _memn2n_rows_trained(tmp_path: Path, monkeypatch, tasks: tuple[int, ...], scores: dict[float, tuple[float, float]],
+                         settings: methods.Settings | None = None) -> tuple[list, methods.Fitted]:
+    """Run the MemN2N row's fit with `train` scripted: each learning rate's best (dev, OOV dev) accuracy."""
     from data.layout import discover
     from models.examples import TaskData
 
@@ -43,31 +43,42 @@ def _memn2n_rows_trained(tmp_path: Path, monkeypatch, tasks: tuple[int, ...], sc
     generate(GenerationPlan(seed=4, dialogs_per_split=5, tasks=tasks), data, runner="local")
     trained = []
 
-    def scripted_train(task, config, out, settings, oov_dev=None, top_k=None):
+    def scripted_train(task, config, out, settings, oov_dev=None, top_k=None, oov_out=None):
         assert oov_dev, "the row hands each config the OOV dev set it made once"
+        assert oov_out is not None and out.parent == oov_out.parent
         trained.append(config)
         dev, oov = scores[config.learning_rate]
-        summary = {"best_epoch": 1, "dev_per_response_accuracy": dev, "train_seconds": 1.0}
-        return summary | ({"oov_dev_per_response_accuracy": oov} if config.select_on_oov_dev and oov is not None
-                          else {})
+        return {"best_epoch": 1, "dev_per_response_accuracy": dev, "train_seconds": 1.0, "history": [{"epoch": 4}],
+                "oov_dev_best_epoch": 3, "oov_dev_best_per_response_accuracy": oov}
 
     monkeypatch.setattr(babi_methods, "_train", scripted_train)
-    monkeypatch.setattr(babi_methods, "ExportedRanker", lambda directory: directory)
+    monkeypatch.setattr(babi_methods, "ExportedRanker", lambda directory: str(directory))
     fitted = methods.get("memn2n_match").fit(TaskData.load(discover(data)[tasks[0]]),
-                                             tmp_path / "work" / "task1-memn2n_match", methods.Settings(epochs=30))
-    return trained, str(fitted.ranker), fitted.note
+                                             tmp_path / "work" / "task1-memn2n_match", settings or methods.Settings())
+    return trained, fitted
 
 
-def test_a_memn2n_row_keeps_the_step_better_on_dev_and_the_oov_dev_set(tmp_path: Path, monkeypatch) -> None:
-    # scripted so that dev alone would keep the defaults and the mean with the OOV dev set turns it
-    trained, chosen, note = _memn2n_rows_trained(tmp_path, monkeypatch, (1,), {0.005: (100.0, 92.0),
-                                                                               0.001: (99.5, 96.5)})
-    assert [(c.learning_rate, c.batch_size, c.epochs) for c in trained] == [(0.005, 128, 30), (0.001, 32, 12)]
-    assert all(c.select_on_oov_dev and c.only_learned_words and c.per_occurrence_gradient and c.match_type
+def test_each_kind_of_set_takes_the_step_and_epoch_best_on_its_own_dev_set(tmp_path: Path, monkeypatch) -> None:
+    from models.training import OOV_DEV_SPLIT
+
+    # dev prefers the defaults, the OOV dev set the smaller step
+    trained, fitted = _memn2n_rows_trained(tmp_path, monkeypatch, (1,), {0.005: (100.0, 92.0), 0.001: (99.5, 96.5)})
+    assert [(c.learning_rate, c.batch_size, c.epochs, c.patience) for c in trained] == [
+        (0.005, 128, babi_methods.MAX_EPOCHS, babi_methods.PATIENCE), (0.001, 32, babi_methods.MAX_EPOCHS,
+                                                                       babi_methods.PATIENCE)]
+    assert all(c.only_learned_words and c.per_occurrence_gradient and c.match_type and not c.select_on_oov_dev
                for c in trained)
-    assert chosen.endswith("task1-memn2n_match/step1") and "Adam 0.001 in batches of 32" in note
+    for split in ("tst", "dev"):
+        assert methods.for_split(fitted, split).endswith("task1-memn2n_match/step0/dev")
+    for split in ("tst-OOV", OOV_DEV_SPLIT):
+        assert methods.for_split(fitted, split).endswith("task1-memn2n_match/step1/oov")
+    assert "plain sets: Adam 0.005 in batches of 128, best epoch 1/4" in fitted.note
+    assert "OOV sets: Adam 0.001 in batches of 32, best epoch 3/4 on OOV dev (96.5%)" in fitted.note
 
 
-def test_a_memn2n_row_keeps_the_defaults_on_a_tie(tmp_path: Path, monkeypatch) -> None:
-    _, chosen, note = _memn2n_rows_trained(tmp_path, monkeypatch, (1,), {0.005: (100.0, 94.0), 0.001: (98.0, 96.0)})
-    assert chosen.endswith("task1-memn2n_match/step0") and "Adam 0.005 in batches of 128" in note
+def test_a_memn2n_row_keeps_the_defaults_on_a_tie_and_takes_the_epochs_given(tmp_path: Path, monkeypatch) -> None:
+    trained, fitted = _memn2n_rows_trained(tmp_path, monkeypatch, (1,), {0.005: (98.0, 96.0), 0.001: (98.0, 96.0)},
+                                           methods.Settings(epochs=7))
+    assert [c.epochs for c in trained] == [7, 7]
+    assert methods.for_split(fitted, "tst").endswith("step0/dev")
+    assert methods.for_split(fitted, "tst-OOV").endswith("step0/oov")

@@ -102,3 +102,22 @@ def test_seeds_train_the_learning_methods_once_per_seed_and_the_others_once(tmp_
     assert len(set(per_seed)) > 1 and learned.spread > 0
     assert abs(learned.per_response - sum(per_seed) / 2) < 0.01
     assert "mean over seeds 0-1" in learned.note
+
+
+def test_a_corpus_that_holds_back_its_tests_is_reported_on_dev_and_the_oov_dev_set(tmp_path: Path) -> None:
+    from models.babi.paper import PAPER_TABLE2
+
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=6, dialogs_per_split=8, tasks=(1,)), data, runner="local")
+    for held_back in data.glob("*-tst*.txt"):
+        held_back.unlink()
+    out = tmp_path / "t.md"
+    cells = run_benchmark(data, out, methods=["nearest_neighbour"], progress=lambda line: None)
+    assert [cell.row for cell in cells] == ["T1 (dev)", "T1 (OOV dev)"]
+    dev, oov = cells
+    # the OOV dev set swaps the KB entities training holds for unseen ones: the nearest training answer misses them
+    assert oov.per_response < dev.per_response
+    paper = PAPER_TABLE2["T1 (OOV)"]["nearest_neighbour"][0]
+    assert f"| T1 (OOV dev) | **{oov.per_response:.1f}** ({oov.per_dialog:.1f}) · paper {paper:g}" in out.read_text()
+    rows = {r["row"]: r for r in csv.DictReader(out.with_suffix(".csv").open())}
+    assert float(rows["T1 (OOV dev)"]["paper_per_response"]) == paper
