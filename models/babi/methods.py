@@ -123,7 +123,8 @@ def _memn2n(match_type: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
         if settings.config:  # `dialog train`, the TFX Trainer: that config, exported at work_dir
             summary = _train(task, settings.config, work_dir, settings)
-            return Fitted(ExportedRanker(work_dir), _memn2n_note(settings.config, summary, settings), summary)
+            return Fitted(ExportedRanker(work_dir), _memn2n_step(settings.config, summary, settings)
+                          + _memn2n_options(settings.config), summary)
         return _memn2n_table_row(task, work_dir, settings, _memn2n_recipe(task, settings, match_type))
 
     return fit
@@ -145,25 +146,28 @@ def _memn2n_table_row(task: TaskData, work_dir: Path, settings: Settings, config
     seconds = sum(run[3]["train_seconds"] for run in runs)
     # a tie keeps the shared defaults (the first step)
     number, config, directory, summary = max(runs, key=lambda run: (run[3]["dev_per_response_accuracy"], -run[0]))
-    note = _memn2n_note(config, summary, settings) + f"; {seconds:.1f} s"
+    options = _memn2n_options(config) + f"; {seconds:.1f} s"
     if not oov_dev:
-        return Fitted(ExportedRanker(directory / "dev"), note, summary)
+        return Fitted(ExportedRanker(directory / "dev"), _memn2n_step(config, summary, settings) + options, summary)
     oov_number, oov_config, oov_directory, oov_summary = max(
         runs, key=lambda run: (run[3]["oov_dev_best_per_response_accuracy"], -run[0]))
     oov_ranker = ExportedRanker(oov_directory / "oov")
-    note = (f"plain sets: {note.replace('; best epoch', ', best epoch', 1)}; OOV sets: Adam "
-            f"{oov_config.learning_rate} in batches of {oov_config.batch_size}, best epoch "
-            f"{oov_summary['oov_dev_best_epoch']}/{oov_summary['history'][-1]['epoch']} on OOV dev "
-            f"({oov_summary['oov_dev_best_per_response_accuracy']}%); each chosen over {len(runs) - 1} other step")
+    note = (f"plain sets: {_memn2n_step(config, summary, settings)}; OOV sets: Adam {oov_config.learning_rate} in "
+            f"batches of {oov_config.batch_size}, best epoch {oov_summary['oov_dev_best_epoch']}/"
+            f"{oov_summary['history'][-1]['epoch']} on OOV dev ({oov_summary['oov_dev_best_per_response_accuracy']}%)"
+            f"; each chosen over {len(runs) - 1} other step{options}")
     return Fitted(ExportedRanker(directory / "dev"), note, summary,
                   by_split={"tst-OOV": oov_ranker, OOV_DEV_SPLIT: oov_ranker})
 
 
-def _memn2n_note(config: TrainConfig, summary: dict, settings: Settings) -> str:
-    """Adam's step and the epoch chosen (out of the epochs run), and the MemN2N options on."""
-    return (f"Adam {config.learning_rate} in batches of {config.batch_size}; best epoch {summary['best_epoch']}/"
-            f"{summary['history'][-1]['epoch']} on {settings.chosen_on} ({summary['dev_per_response_accuracy']}%)"
-            + ("; unseen words zero" if config.only_learned_words else "")
+def _memn2n_step(config: TrainConfig, summary: dict, settings: Settings) -> str:
+    """Adam's step and the epoch chosen on dev, out of the epochs run."""
+    return (f"Adam {config.learning_rate} in batches of {config.batch_size}, best epoch {summary['best_epoch']}/"
+            f"{summary['history'][-1]['epoch']} on {settings.chosen_on} ({summary['dev_per_response_accuracy']}%)")
+
+
+def _memn2n_options(config: TrainConfig) -> str:
+    return (("; unseen words zero" if config.only_learned_words else "")
             + ("; a gradient row per word occurrence" if config.per_occurrence_gradient else ""))
 
 

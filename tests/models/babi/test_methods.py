@@ -72,7 +72,7 @@ def test_each_kind_of_set_takes_the_step_and_epoch_best_on_its_own_dev_set(tmp_p
         assert methods.for_split(fitted, split).endswith("task1-memn2n_match/step0/dev")
     for split in ("tst-OOV", OOV_DEV_SPLIT):
         assert methods.for_split(fitted, split).endswith("task1-memn2n_match/step1/oov")
-    assert "plain sets: Adam 0.005 in batches of 128, best epoch 1/4" in fitted.note
+    assert "plain sets: Adam 0.005 in batches of 128, best epoch 1/4 on dev (100.0%); OOV sets:" in fitted.note
     assert "OOV sets: Adam 0.001 in batches of 32, best epoch 3/4 on OOV dev (96.5%)" in fitted.note
 
 
