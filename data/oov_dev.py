@@ -12,9 +12,12 @@ file:
   maps each value that training holds to one it does not hold, in sorted order (cycling when there are fewer of
   them); an attribute with no unseen value (price, rating, party size: both KBs share them) stays as it is;
 - an entity (restaurant) with a mapped attribute maps to the unseen entity that agrees with its mapped attributes
-  most (the first by name on a tie), and its *own* values (phone, address: one entity each) to that entity's;
+  most (the first by name on a tie) among those no other entity took (while any is left: the restaurants of one
+  task-3 dialog share cuisine, location and price, and must stay apart), and its *own* values (phone, address:
+  one entity each) to that entity's;
 - every word of every line is then replaced through that map. A dialog whose gold answers are not all candidates
-  after the swap is left out and counted (an API call over a pair of values no candidate names, for one).
+  after the swap is left out and counted (an API call over a pair of values no candidate names, for one), and so is
+  a dialog in which two of its words become one (two restaurants swapped for the same one).
 
 Only the KB facts, the training dialogs' words and the candidates are read: nothing our generator alone knows.
 """
@@ -60,12 +63,15 @@ def entity_word_map(facts: Iterable[Fact], known_words: set[str]) -> dict[str, s
             words.update({v: unseen[i % len(unseen)] for i, v in enumerate(seen) if v not in words})
     targets = sorted(e for e in attributes if e not in known_words)
     target_items = [set(attributes[t].items()) for t in targets]
+    free = set(range(len(targets)))  # targets no entity has taken yet
     for entity in sorted(attributes):
         own = attributes[entity]
         if not targets or not any(v in words for a, v in own.items() if a in categorical):
             continue  # none of its attributes is swapped (or nothing unseen to swap it for)
         wanted = {(a, words.get(v, v)) for a, v in own.items() if a in categorical}
-        target = targets[max(range(len(targets)), key=lambda i: (len(wanted & target_items[i]), -i))]
+        chosen = max(free or range(len(targets)), key=lambda i: (len(wanted & target_items[i]), -i))
+        free.discard(chosen)
+        target = targets[chosen]
         words[entity] = target
         for attribute, value in own.items():
             if attribute not in categorical and attribute in attributes[target]:
@@ -91,6 +97,12 @@ def oov_dev(dev: Sequence[Dialog], trn: Sequence[Dialog], facts: Iterable[Fact],
     if not words:
         return OovDev([], len(dev), words)
     answers = set(candidates)
-    swapped = [swap_dialog(dialog, words) for dialog in dev]
-    kept = [dialog for dialog in swapped if all(turn.bot in answers for turn in dialog.turns)]
+    kept = []
+    for dialog in dev:
+        said = {word for text in dialog.texts for word in text.split() if word in words}
+        if len({words[word] for word in said}) < len(said):
+            continue  # two of its entities became one
+        swapped = swap_dialog(dialog, words)
+        if all(turn.bot in answers for turn in swapped.turns):
+            kept.append(swapped)
     return OovDev(kept, len(dev) - len(kept), words)

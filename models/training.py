@@ -322,7 +322,8 @@ class BestOnDev(keras.callbacks.Callback):
     epoch chosen on the OOV dev set and the plain ones with the epoch chosen on dev. The epoch restored is dev's
     best, or with ``select_on_mean`` the best mean of the two (one model for both kinds of test set).
 
-    With ``patience``, training stops once that many epochs in a row have beaten none of the bests kept. Training
+    With ``patience``, training stops once that many epochs in a row have beaten none of the bests kept (dev's, the
+    OOV dev set's, and the mean when it is the one restored). Training
     also stops once every best kept is 100%: no later epoch can beat it (a best must be strictly better), so the
     models kept are the same as after every epoch, and a model that gets all of dev right early (the template
     model, on some tasks) stops there instead of running every epoch. Each epoch's history has its training
@@ -337,7 +338,7 @@ class BestOnDev(keras.callbacks.Callback):
         self.selected = "mean" if oov is not None and select_on_mean else "dev"
         # score, epoch (1-based) and weights of the best epoch on each set (and on their mean)
         self.bests: dict[str, tuple[float, int, list | None]] = {
-            name: (-1.0, -1, None) for name in (("dev", "oov_dev", "mean") if oov is not None else ("dev",))}
+            name: (-1.0, -1, None) for name in ("dev", "oov_dev", self.selected) if name == "dev" or oov is not None}
         self.history: list[dict[str, float]] = []
         self._started = 0.0
 
@@ -369,6 +370,7 @@ class BestOnDev(keras.callbacks.Callback):
         if self.oov is not None:
             scores["oov_dev"] = entry["oov_dev_per_response_accuracy"] = self._accuracy(*self.oov)
             scores["mean"] = (scores["dev"] + scores["oov_dev"]) / 2
+        scores = {name: score for name, score in scores.items() if name in self.bests}
         self.history.append({**entry, "seconds": seconds, "eval_seconds": time.perf_counter() - started})
         if logs is not None:
             logs.update({key: value for key, value in entry.items() if key.endswith("accuracy")})

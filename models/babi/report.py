@@ -76,8 +76,9 @@ def format_markdown(cells: Sequence[Cell]) -> str:
              f"{OOV_DEV_STEP['learning_rate']} in batches of {OOV_DEV_STEP['batch_size']}: the plain test sets take "
              "the step and epoch best on dev, the OOV test sets those best on an OOV dev set made from dev (its KB "
              "entities swapped for unseen ones). Supervised embeddings: Table 8's settings (margin ranking loss, "
-             f"sampled negatives, history), Adam. The networks train until {PATIENCE} epochs in a row beat no best "
-             f"kept, at most {MAX_EPOCHS} (or --epochs).", "",
+             f"sampled negatives, history), Adam. The networks train until {PATIENCE['memn2n']} epochs in a row "
+             f"({PATIENCE['embeddings']} for the embeddings) beat no best kept, at most {MAX_EPOCHS} (or --epochs).",
+             "",
              "| Task | " + " | ".join(title(m) for m in columns) + " |",
              "| --- |" + " --- |" * len(columns)]
     for row in rows:

@@ -111,7 +111,11 @@ class RuleBasedSystem:
 
     @staticmethod
     def _next_option(history: _History) -> str:
-        remaining = [name for name in history.results if name not in history.proposed]
+        """The best-rated restaurant not yet proposed. Dialogs outside the simulator's rules (a user who turns every
+        option down, a call with no result) get the best again, or the looking line: an answer, never an error."""
+        remaining = [name for name in history.results if name not in history.proposed] or list(history.results)
+        if not remaining:
+            return BOT_LOOKING
         best = max(remaining, key=lambda name: int(history.results[name].get("R_rating", "0")))
         return BOT_OPTION.format(restaurant=best)
 

@@ -67,3 +67,32 @@ def test_nothing_unseen_gives_an_empty_set() -> None:
 
 def test_an_empty_map_leaves_a_dialog_as_it_was() -> None:
     assert swap_dialog(DEV[0], {}) == DEV[0]
+
+
+def _restaurants(*rows: tuple[str, str, str, str]) -> list[tuple[str, str, str]]:
+    """(name, cuisine, location, rating) rows as KB facts, every one cheap."""
+    return [(name, f"R_{attribute}", value) for name, cuisine, location, rating in rows
+            for attribute, value in (("cuisine", cuisine), ("location", location), ("price", "cheap"),
+                                     ("rating", rating))]
+
+
+def test_restaurants_that_agree_on_every_swapped_value_stay_apart() -> None:
+    # a task-3 dialog lists restaurants of one cuisine, location and price: each needs its own unseen one
+    facts = _restaurants(("resto_a", "italian", "rome", "1"), ("resto_b", "italian", "rome", "1"),
+                         ("resto_c", "korean", "seoul", "1"), ("resto_d", "korean", "seoul", "2"))
+    words = entity_word_map(facts, {"italian", "rome", "cheap", "resto_a", "resto_b"})
+    assert {words["resto_a"], words["resto_b"]} == {"resto_c", "resto_d"}
+
+
+def test_a_dialog_whose_restaurants_would_become_one_is_left_out_and_counted() -> None:
+    # three known restaurants and two unseen ones: two known ones must share a target
+    facts = _restaurants(("resto_a", "italian", "rome", "1"), ("resto_b", "italian", "rome", "2"),
+                         ("resto_e", "italian", "rome", "3"),
+                         ("resto_c", "korean", "seoul", "1"), ("resto_d", "korean", "seoul", "2"))
+    trn = parse_dialogs("1 italian in rome\tok\n2 resto_a resto_b resto_e\tsure\n\n").dialogs
+    dev = parse_dialogs("1 italian in rome\tok\n2 resto_a\tsure\n\n"
+                        "1 italian in rome\tok\n2 resto_a resto_b resto_e\tsure\n\n").dialogs
+    made = oov_dev(dev, trn, facts, ["ok", "sure"])
+    assert len({made.words[r] for r in ("resto_a", "resto_b", "resto_e")}) == 2
+    assert made.left_out == 1 and len(made.dialogs) == 1
+    assert made.dialogs[0].lines[1].user == made.words["resto_a"]

@@ -64,8 +64,8 @@ def test_each_kind_of_set_takes_the_step_and_epoch_best_on_its_own_dev_set(tmp_p
     # dev prefers the defaults, the OOV dev set the smaller step
     trained, fitted = _memn2n_rows_trained(tmp_path, monkeypatch, (1,), {0.005: (100.0, 92.0), 0.001: (99.5, 96.5)})
     assert [(c.learning_rate, c.batch_size, c.epochs, c.patience) for c in trained] == [
-        (0.005, 128, babi_methods.MAX_EPOCHS, babi_methods.PATIENCE), (0.001, 32, babi_methods.MAX_EPOCHS,
-                                                                       babi_methods.PATIENCE)]
+        (0.005, 128, babi_methods.MAX_EPOCHS, babi_methods.PATIENCE["memn2n"]), (0.001, 32, babi_methods.MAX_EPOCHS,
+                                                                       babi_methods.PATIENCE["memn2n"])]
     assert all(c.only_learned_words and c.per_occurrence_gradient and c.match_type and not c.select_on_oov_dev
                for c in trained)
     for split in ("tst", "dev"):

@@ -57,3 +57,16 @@ def test_replies_after_the_last_api_call_are_learned_as_the_public_task_2_has_th
     examples = task.split("tst")
     result = accuracy_report(examples, [system.predict(e) for e in examples])
     assert result["per_response_accuracy"] == result["per_dialog_accuracy"] == 100.0
+
+
+def test_every_option_turned_down_or_no_result_is_an_answer_not_an_error() -> None:
+    from data.babi.patterns import BOT_LOOKING, BOT_OPTION
+    from models.babi.rule_based import _History
+
+    results = {"resto_a": {"R_rating": "3"}, "resto_b": {"R_rating": "7"}}
+    assert RuleBasedSystem._next_option(_History(results=results, proposed=["resto_b"])) == \
+        BOT_OPTION.format(restaurant="resto_a")
+    # a user who turned both down (or one restaurant listed twice) hears the best again
+    assert RuleBasedSystem._next_option(_History(results=results, proposed=["resto_b", "resto_a"])) == \
+        BOT_OPTION.format(restaurant="resto_b")
+    assert RuleBasedSystem._next_option(_History()) == BOT_LOOKING
