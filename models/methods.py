@@ -83,10 +83,6 @@ class Fitted:
     def rank(self, examples: Sequence, k: int = 10) -> list[list[str]]:
         return self.ranker.rank(examples, k)
 
-    def for_split(self, split: str) -> Ranker:
-        """The ranker that scores ``split``."""
-        return self.by_split.get(split, self.ranker)
-
 
 def best_answers(ranker: Ranker, examples: Sequence) -> list[str]:
     """Each example's first-ranked answer ("" when a ranker has none)."""
@@ -95,7 +91,7 @@ def best_answers(ranker: Ranker, examples: Sequence) -> list[str]:
 
 def for_split(ranker: Ranker, split: str) -> Ranker:
     """The ranker that scores ``split``: a :class:`Fitted`'s choice for it, any other ranker itself."""
-    return ranker.for_split(split) if isinstance(ranker, Fitted) else ranker
+    return ranker.by_split.get(split, ranker.ranker) if isinstance(ranker, Fitted) else ranker
 
 
 def note_of(ranker: Ranker) -> str:

@@ -323,10 +323,10 @@ class BestOnDev(keras.callbacks.Callback):
     best, or with ``select_on_mean`` the best mean of the two (one model for both kinds of test set).
 
     With ``patience``, training stops once that many epochs in a row have beaten none of the bests kept (dev's, the
-    OOV dev set's, and the mean when it is the one restored). Training
-    also stops once every best kept is 100%: no later epoch can beat it (a best must be strictly better), so the
-    models kept are the same as after every epoch, and a model that gets all of dev right early (the template
-    model, on some tasks) stops there instead of running every epoch. Each epoch's history has its training
+    OOV dev set's, and the mean when it is the one restored). Training also stops once every best kept is 100%: no
+    later epoch can beat it (a best must be strictly better), so the models kept are the same as after every epoch,
+    and a model that gets all of dev right early (the template model, on some tasks) stops there instead of running
+    every epoch. Each epoch's history has its training
     seconds and its dev evaluation seconds apart."""
 
     def __init__(self, features: dict[str, np.ndarray], labels: np.ndarray, batch_size: int = 1024,
@@ -442,6 +442,8 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
     With ``oov_dev`` and ``oov_out``, the epoch best on the OOV dev set alone is exported to ``oov_out`` as well:
     Table 2 reports each OOV test set with the model chosen on the OOV dev set, and each plain one with the model
     chosen on dev, instead of one epoch that trades one for the other."""
+    if oov_out is not None and not oov_dev:
+        raise ValueError("an OOV dev set is needed to export the model chosen on it")
     for path in (out, oov_out):
         if path is not None:
             prepare_output(path)
@@ -449,8 +451,6 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
     if out is not None:
         export(DialogServingModule(spec, model, top_k=top_k), out)
     if oov_out is not None:
-        if best.oov is None:
-            raise ValueError("an OOV dev set is needed to export the model chosen on it")
         model.set_weights(best.weights_of("oov_dev"))
         export(DialogServingModule(spec, model, top_k=top_k), oov_out)
     return summary
