@@ -667,11 +667,12 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
             with one_writer(root or DEFAULT_ROOT):  # two runs on one root would share its metadata and artifacts
                 located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
                               beam_args=beam_args or DEFAULT_BEAM_ARGS)
-                models = MOVIE_PROFILES[profile.name].models if movies else profile.models
-                page = write_report(root or DEFAULT_ROOT, models, None if movies else data or DEFAULT_DATA)
+                summary = run_summary(located["metadata"],
+                                      MOVIE_PROFILES[profile.name].models if movies else profile.models)
+                page = write_report(root or DEFAULT_ROOT, data=None if movies else data or DEFAULT_DATA,
+                                    summary=summary)
         except DataGateError as refused:  # the gate's own report, not the orchestrator's traceback
             raise click.ClickException(str(refused)) from None
-    summary = run_summary(located["metadata"], models)
     click.echo(format_table(summary, MOVIE_COLUMNS) if movies else format_table(summary), err=True)
     click.echo(f"pipeline finished in {time.perf_counter() - started:.0f} s; artifacts in "
                f"{located['pipeline_root']}; report {page}", err=True)

@@ -16,7 +16,6 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 CURATED_SCHEMA = Path(__file__).resolve().parent / "schema" / "schema.pbtxt"
 DEFAULT_ROOT = Path(os.environ.get("DIALOG_PIPELINE_ROOT", REPO_ROOT / "pipeline_output"))
 DEFAULT_DATA = Path(os.environ.get("DIALOG_DATA", REPO_ROOT / "corpora" / "restaurant"))
-# The product model first: the template ranker is what `make run` pushes for serving; the paper's two beside it.
 # The Beam options by which TFX knows that the workers get Python code some way. With none of them, every Beam
 # component run packs TFX's own installation into a new temporary directory (about 50 MB, never removed) and ships
 # that alone: the project's code would be missing on a remote worker, and /tmp fills up run after run.
@@ -36,6 +35,7 @@ def with_code_shipped(beam_args: Sequence[str], setup_file: str | Path | None) -
     return (*beam_args, f"--setup_file={setup_file}")
 
 
+# The product model first: the template ranker is what `make run` pushes for serving; the paper's two beside it.
 MODELS = ("template", "memn2n", "embeddings")
 
 

@@ -50,7 +50,12 @@ def _png(figure: Any) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
     plt.close(figure)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return _data_uri(buffer.getvalue())
+
+
+def _data_uri(png: bytes) -> str:
+    """A PNG inline in the page, so that the file stands alone."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def training_curves(history: Sequence[dict[str, Any]], title: str) -> str | None:
@@ -102,7 +107,7 @@ def attention_maps(model_dir: str, data: Path | None, count: int = 2) -> list[st
         dialog = [e for e in split_examples(tasks[task], "dev") if e.dialog_id.endswith("/0")]
         if dialog:
             turn = explain_turns(ranker, dialog[-1:])[0]
-            images.append("data:image/png;base64," + base64.b64encode(heat_map_png(turn)).decode("ascii"))
+            images.append(_data_uri(heat_map_png(turn)))
     return images
 
 
@@ -157,11 +162,13 @@ def _statistics_view(store: Any) -> str:
     return f'<iframe class="stats" srcdoc="{html.escape(view)}"></iframe>'
 
 
-def write_report(root: Path, models: Sequence[str] = MODELS, data: Path | None = None) -> Path:
-    """Write ``ROOT/report/index.html`` and the model cards of the newest run in ``root``; returns the page."""
+def write_report(root: Path, models: Sequence[str] = MODELS, data: Path | None = None,
+                 summary: dict[str, Any] | None = None) -> Path:
+    """Write ``ROOT/report/index.html`` and the model cards of the newest run in ``root``; returns the page.
+    ``summary``: the run's :func:`~pipeline.summary.run_summary` when the caller already read it."""
     located = paths(Path(root))
     store = metadata_reader(located["metadata"])
-    summary = run_summary(located["metadata"], models)
+    summary = summary or run_summary(located["metadata"], models)
     out = Path(root) / REPORT_DIRECTORY
     sections = [f"<h1>dialog pipeline run</h1><p>Artifacts: {html.escape(str(located['pipeline_root']))}. "
                 f"Product model: {html.escape(summary['model'])}.</p>"]
