@@ -24,6 +24,7 @@ from models.examples import TaskData, TurnExample, dialogs_examples, pad_batch
 from models.features import TYPE_PREFIX, FeatureSpec, Featurizer, build_spec, candidate_type_slots, tokenize
 from models.memn2n import PER_OCCURRENCE, SUMMED, MemN2N
 from models.metrics import percent
+from models.recurrent import UtteranceLSTM
 from models.serving.export import DialogServingModule, export, prepare_output
 
 OOV_DEV_SPLIT = "dev-OOV"  # the ``split`` of the OOV dev set's examples
@@ -120,6 +121,21 @@ class EmbeddingsConfig(TrainConfig):
 
 
 @dataclass(frozen=True)
+class RecurrentConfig(TrainConfig):
+    """An LSTM over the history's utterances (``models.recurrent.UtteranceLSTM``): softmax cross-entropy over every
+    candidate. The template ranker's template model when it is Hybrid Code Networks' recurrent policy."""
+
+    model: str = "recurrent"
+    hidden: int = 128  # the LSTM's units (HCN's 128)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _whole(self, "hidden")
+        if self.match_type:
+            raise ValueError("the recurrent model has no match type")
+
+
+@dataclass(frozen=True)
 class TemplateConfig(MemN2NConfig):
     """The template ranker (models.babi.template): a MemN2N with these settings ranks delexicalised answers, a
     filler trained for ``fill_epochs`` fills their entities."""
@@ -131,18 +147,26 @@ class TemplateConfig(MemN2NConfig):
     # With a tracked state: log-odds added to the API call (one action, its arguments the state's), chosen on task
     # 6's held-out folds (docs/results.md). None: API calls are templates like the others.
     call_bias: float | None = 0.5
+    # The template model: a MemN2N over the history ("memn2n"), or an LSTM over its utterances ("lstm": Hybrid Code
+    # Networks' recurrent policy, with ``hidden`` units; the MemN2N's hops and dictionaries then go unused).
+    encoder: str = "memn2n"
+    hidden: int = 128
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _whole(self, "fill_epochs")
+        _whole(self, "fill_epochs", "hidden")
+        if self.encoder not in TEMPLATE_ENCODERS:
+            raise ValueError(f"encoder must be one of {list(TEMPLATE_ENCODERS)}, got {self.encoder!r}")
 
-    def template_model(self) -> MemN2NConfig:
-        """The settings of its template model: the MemN2N ones."""
-        return MemN2NConfig(**{f.name: getattr(self, f.name) for f in fields(MemN2NConfig) if f.name != "model"})
+    def template_model(self) -> MemN2NConfig | RecurrentConfig:
+        """The settings of its template model: the MemN2N's, or the LSTM's."""
+        kind = TEMPLATE_ENCODERS[self.encoder]
+        return kind(**{f.name: getattr(self, f.name) for f in fields(kind) if f.name != "model"})
 
 
+TEMPLATE_ENCODERS: dict[str, type[TrainConfig]] = {"memn2n": MemN2NConfig, "lstm": RecurrentConfig}
 CONFIGS: dict[str, type[TrainConfig]] = {"memn2n": MemN2NConfig, "embeddings": EmbeddingsConfig,
-                                         "template": TemplateConfig}
+                                         "template": TemplateConfig, "recurrent": RecurrentConfig}
 
 
 def train_config(model: str = "memn2n", **settings: Any) -> TrainConfig:
@@ -235,7 +259,7 @@ def learned_words(spec: FeatureSpec, features: dict[str, np.ndarray], answers: n
 
 
 def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | None = None
-                ) -> MemN2N | SupervisedEmbeddings:
+                ) -> MemN2N | SupervisedEmbeddings | UtteranceLSTM:
     """The network for ``config``; ``learned`` (bool [V]) is used with ``config.only_learned_words``."""
     featurizer = Featurizer(spec)
     candidate_ids = featurizer.sentence_ids(tf.constant(spec.candidates)).numpy()
@@ -246,8 +270,11 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
         return SupervisedEmbeddings(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim,
                                     use_history=config.use_history, shared=config.shared_embeddings,
                                     match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
+    if isinstance(config, RecurrentConfig):
+        return UtteranceLSTM(len(spec.vocabulary), len(spec.candidates), embedding_dim=config.embedding_dim,
+                             hidden=config.hidden, seed=config.seed)
     if not isinstance(config, MemN2NConfig) or isinstance(config, TemplateConfig):
-        raise ValueError(f"model must be memn2n or embeddings, not {config.model!r}")
+        raise ValueError(f"model must be memn2n, embeddings or recurrent, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries,
                   learned_words=learned if config.only_learned_words else None,
