@@ -33,7 +33,9 @@ DEFAULT_EPOCHS = 30
 # (models.training.BestOnDev), up to MAX_EPOCHS (or `--epochs`): a fixed budget cut rows short that were still
 # learning, and ran on for 29 epochs after rows that peaked at the first. The embeddings' dev accuracy swings by up
 # to 30 points from one epoch to the next under Table 8's rates (docs/results.md), so they wait longer.
-PATIENCE = {"memn2n": 10, "embeddings": 25}
+# Hybrid Code Networks' template LSTM: 5 (its public task-6 dev accuracy rose to epoch 7, then moved within 0.5 for 8
+# more epochs).
+PATIENCE = {"memn2n": 10, "embeddings": 25, "hcn": 5}
 MAX_EPOCHS = 100
 DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
                     ("location", "price", "cuisine"))
@@ -176,15 +178,19 @@ register("memn2n", PAPER, "MemN2N (no match type)")(_memn2n(False))
 register("memn2n_match", PAPER, "MemN2N (+ match type)")(_memn2n(True))
 
 
-def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog_state: bool = True
-                     ) -> tuple[TemplateRanker, dict, Path]:
+def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog_state: bool = True,
+                     encoder: str = "memn2n") -> tuple[TemplateRanker, dict, Path]:
     """The template ranker of ``task`` in this run (trained once: the ablations share its template model and
-    lexicon, through ``settings.memo``), its summary and the directory of its SavedModel."""
+    lexicon, through ``settings.memo``), its summary and the directory of its SavedModel. ``encoder="lstm"``:
+    Hybrid Code Networks' recurrent policy as the template model, trained until :data:`PATIENCE` epochs in a row
+    beat no best (at most ``--epochs``, else :data:`DEFAULT_EPOCHS`)."""
     epochs = epochs_of(settings)
-    key = ("template_ranker", id(task), epochs, dialog_state, settings.seed)
+    key = ("template_ranker", id(task), epochs, dialog_state, encoder, settings.seed)
     if key not in settings.memo:
+        budget = {"patience": PATIENCE["hcn"]} if encoder == "lstm" else {}
         config = settings.config or paper_config(task.task, model="template", epochs=epochs,
-                                                 dialog_state=dialog_state, seed=settings.seed)
+                                                 dialog_state=dialog_state, encoder=encoder, seed=settings.seed,
+                                                 **budget)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own
@@ -192,20 +198,22 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
     return ranker, summary, directory
 
 
-def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True
-                     ) -> Callable[[TaskData, Path, Settings], Fitted]:
+def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True,
+                     encoder: str = "memn2n") -> Callable[[TaskData, Path, Settings], Fitted]:
     """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
     features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
-    (``call_action=False``) the same model and filler, the API calls ranked as templates like the others."""
+    (``call_action=False``) the same model and filler, the API calls ranked as templates like the others.
+    ``encoder="lstm"``: Hybrid Code Networks (the template model an LSTM over the utterances)."""
     whole = not removed and dialog_state and call_action
+    name = "template LSTM" if encoder == "lstm" else "template MemN2N"
 
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
         ranker, summary, directory = _template_ranker(task, work_dir if whole else work_dir / "template", settings,
-                                                      dialog_state)
+                                                      dialog_state, encoder)
         model = summary["template_model"]
         state = summary["dialog_state"]
-        note = (f"{summary['templates']} templates; template MemN2N best epoch {model['best_epoch']}/"
-                f"{model['config']['epochs']} on {settings.chosen_on} ({model['dev_per_response_accuracy']}% of "
+        note = (f"{summary['templates']} templates; {name} best epoch {model['best_epoch']}/"
+                f"{model['history'][-1]['epoch']} on {settings.chosen_on} ({model['dev_per_response_accuracy']}% of "
                 f"templates), {model['train_seconds']} s; dialog state: " + (", ".join(state) if state else "none"))
         if not call_action:
             return Fitted(replace(ranker, call_bias=None), "the template ranker above; API calls ranked as templates "
@@ -228,6 +236,10 @@ register("template_memn2n-no_dialog_state", PAPER,
          "Template MemN2N without the tracked dialog state")(_template_memn2n(dialog_state=False))
 register("template_memn2n-no_call_action", PAPER,
          "Template MemN2N without the API call as one action")(_template_memn2n(call_action=False))
+register("hcn", PAPER, "Hybrid Code Networks (template LSTM, ours)"
+         )(_template_memn2n(encoder="lstm"))
+register("hcn-no_dialog_state", PAPER, "Hybrid Code Networks without the tracked dialog state"
+         )(_template_memn2n(dialog_state=False, encoder="lstm"))
 
 
 @register("template_memn2n-memn2n_filling", PAPER, "Template MemN2N, filled by a MemN2N (no hand-chosen feature)")
