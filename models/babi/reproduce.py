@@ -18,7 +18,7 @@ from pathlib import Path
 from data.layout import BANKING_TASK, discover
 from models import methods as registry
 from models.babi.answer_kinds import KINDS, accuracy_by_kind
-from models.babi.folds import DEFAULT_FOLDS, FoldRun, fold_runs, mean_and_spread
+from models.babi.folds import DEFAULT_FOLDS, FoldRun, bot_runs, fold_runs, mean_and_spread
 from models.babi.methods import PAPER_METHODS
 from models.babi.report import FOLD_TASKS, Cell, row_name, title, write_results
 from models.examples import TaskData, TurnExample
@@ -82,38 +82,63 @@ def _seed_cells(method: str, task: TaskData, work: Path, settings: Settings,
     return cells
 
 
-def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun],
-                progress: Callable[[str], None]) -> list[Cell]:
-    """``method`` chosen on folds of trn (``runs``: models.babi.folds, made once per task so that every method
-    of the run sees the same fold tasks, and the ablations the template model of each): the (folds) row, then the
-    final model's rows on dev and on the test files present."""
+def _held_out_cell(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun], split: str,
+                   what: str, chosen_on: str, progress: Callable[[str], None]) -> Cell:
+    """``method`` run once per run of ``runs`` (each chosen on its dev, ``chosen_on`` in the notes, scored on its
+    tst): the mean over the runs' held-out dialogs, in the row of ``split`` ("folds", "new_bot"); ``what`` says what
+    the runs held out."""
     started, held_out = time.perf_counter(), []
-    *fold_tasks, last = runs
-    folds = len(fold_tasks)
-    on_fold = replace(settings, chosen_on="the next fold")
-    for run in fold_tasks:
-        ranker, note = _fit(method, run.task, work / run.name.replace("/", "-").replace(" ", ""), on_fold)
+    on_run = replace(settings, chosen_on=chosen_on)
+    for run in runs:
+        ranker, note = _fit(method, run.task, work / run.name.replace("/", "-").replace(" ", ""), on_run)
         if ranker is None:
-            return [Cell(row_name(task.task, "folds"), method, None, None, 0.0, note)]
-        held_out.append(_scored(row_name(task.task, "folds"), method, ranker, run.task.split("tst"), 0.0, ""))
+            return Cell(row_name(task.task, split), method, None, None, 0.0, note)
+        held_out.append(_scored(row_name(task.task, split), method, ranker, run.task.split("tst"), 0.0, ""))
         progress(f"T{task.task} {title(method)} {run.name}: {held_out[-1].per_response} "
                  f"({held_out[-1].per_dialog}) {note}")
-    final, note = _fit(method, last.task, work / last.name, replace(settings, chosen_on="a fold of trn"))
-    assert final is not None  # the method applied to every fold run
     kinds = {}
     for kind in KINDS:
         values = [cell.kinds[kind] for cell in held_out if kind in cell.kinds]
         if values:
             kinds[kind] = (*mean_and_spread([v[0] for v in values]), sum(v[2] for v in values))
     per_response, spread = mean_and_spread([cell.per_response for cell in held_out])
-    cells = [Cell(row_name(task.task, "folds"), method, per_response,
-                  mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
-                  f"mean over {folds} held-out folds of trn, each chosen on the next fold", spread, kinds)]
+    return Cell(row_name(task.task, split), method, per_response,
+                mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
+                f"mean over {len(runs)} {what}: " + ", ".join(f"{c.per_response}" for c in held_out), spread, kinds)
+
+
+def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun],
+                progress: Callable[[str], None], new_bot: Sequence[FoldRun] = ()) -> list[Cell]:
+    """``method`` chosen on folds of trn (``runs``: models.babi.folds, made once per task so that every method
+    of the run sees the same fold tasks, and the ablations the template model of each): the (folds) row, the (new
+    bot) row when ``new_bot`` runs are given (``models.babi.folds.bot_runs``), then the final model's rows on dev
+    and on the test files present."""
+    started = time.perf_counter()
+    *fold_tasks, last = runs
+    cells = [_held_out_cell(task, method, work, settings, fold_tasks, "folds",
+                            "held-out folds of trn, each chosen on the next fold", "the next fold", progress)]
+    if cells[0].per_response is None:
+        return cells
+    if new_bot:
+        cells.append(_held_out_cell(task, method, work, settings, new_bot, "new_bot",
+                                    "held-out bot wording styles of trn, each chosen on a fifth of the others",
+                                    "a fifth of the other style", progress))
+    final, note = _fit(method, last.task, work / last.name, replace(settings, chosen_on="a fold of trn"))
+    assert final is not None  # the method applied to every fold run
     note = "; ".join(filter(None, [note, "dev not used to choose"]))
     for split in [s for s in ("dev", "tst", "tst-OOV") if s in task.examples]:
         cells.append(_scored(row_name(task.task, split), method, for_split(final, split), task.split(split),
                              time.perf_counter() - started, note))
     return cells
+
+
+def _new_bot_runs(task: TaskData, progress: Callable[[str], None]) -> list[FoldRun]:
+    """The runs of the (new bot) row (``models.babi.folds.bot_runs``); none, said, where trn shows no two styles."""
+    try:
+        return bot_runs(task)
+    except ValueError as error:
+        progress(f"T{task.task}: no (new bot) row: {error}")
+        return []
 
 
 def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS,
@@ -151,9 +176,10 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
                 progress(f"T{number}: {len(task.dialogs['trn'])} training dialogs, too few for {folds} folds of at "
                          "least two: choosing on dev")
             runs = fold_runs(task, folds) if use_folds else []
+            new_bot = _new_bot_runs(task, progress) if use_folds else []
             for method in methods:
                 if use_folds:
-                    new = _fold_cells(task, method, Path(work), settings, runs, progress)
+                    new = _fold_cells(task, method, Path(work), settings, runs, progress, new_bot)
                 elif seeds > 1 and registry.get(method, "babi").seeded:
                     new = _seed_cells(method, task, Path(work) / method, settings, test_splits, seeds, progress)
                 else:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from data.babi.generation import GenerationPlan, generate
+from data.corpus import Dialog, Turn
 from data.facts import dialog_facts, kb_file_facts
 from data.layout import discover
 from models.babi.answer_kinds import KINDS, accuracy_by_kind, answer_kind
-from models.babi.folds import fold_runs, mean_and_spread
+from models.babi.folds import bot_runs, bot_styles, fold_runs, mean_and_spread
 from models.babi.reproduce import run_benchmark
 from models.examples import TaskData
 
@@ -107,3 +109,34 @@ def test_the_task6_row_is_chosen_on_folds_and_dev_reported_once(task5, tmp_path:
     plain = run_benchmark(data, tmp_path / "plain.md", methods=["nearest_neighbour"], folds=0,
                           progress=lambda line: None)
     assert [c.row for c in plain] == ["T6 (dev)"] and "Rows marked (dev)" in (tmp_path / "plain.md").read_text()
+
+
+def _two_bots(task: TaskData) -> TaskData:
+    """The task's training dialogs, the odd ones said by a second bot: other words for the same offer and the
+    same wait (no other difference)."""
+    other = {"what do you think of this option:": "how about", "i'm on it": "one moment please"}
+
+    def said_otherwise(dialog: Dialog) -> Dialog:
+        def turn(line: Turn) -> Turn:
+            bot = line.bot
+            for words, instead in other.items():
+                bot = bot.replace(words, instead)
+            return replace(line, bot=bot)
+        return replace(dialog, lines=tuple(turn(line) if isinstance(line, Turn) else line for line in dialog.lines))
+
+    dialogs = task.dialogs["trn"]
+    return task.with_dialogs({"trn": [said_otherwise(d) if i % 2 else d for i, d in enumerate(dialogs)],
+                              "dev": task.dialogs["dev"]})
+
+
+def test_the_bots_wording_styles_are_told_apart_and_each_held_out_whole(task5) -> None:
+    task = _two_bots(task5)
+    styles = bot_styles(task)
+    first = styles[0]
+    assert first in (1, 2) and styles == [first if i % 2 == 0 else 3 - first for i in range(len(styles))]
+    runs = bot_runs(task, seed=1)
+    assert [run.name for run in runs] == ["new bot 1/2", "new bot 2/2"]
+    for held, run in enumerate(runs, start=1):
+        trn, dev, tst = (_ids(run.task, split) for split in ("trn", "dev", "tst"))
+        assert tst == {id(d) for d, style in zip(task.dialogs["trn"], styles, strict=True) if style == held}
+        assert not (trn & dev or trn & tst or dev & tst) and trn | dev | tst == _ids(task, "trn") and dev

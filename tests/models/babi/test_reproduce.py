@@ -85,7 +85,7 @@ def test_every_method_of_a_run_sees_the_same_folds(tmp_path: Path, monkeypatch) 
                         or fold_runs(task, folds))
     cells = run_benchmark(data, tmp_path / "t.md", methods=["nearest_neighbour", "tfidf"], tasks=(6,), folds=3,
                           progress=lambda line: None)
-    assert made == [6] and {c.row for c in cells} == {"T6 (folds)", "T6 (dev)", "T6"}
+    assert made == [6] and {c.row for c in cells} == {"T6 (folds)", "T6 (new bot)", "T6 (dev)", "T6"}
 
 
 def test_seeds_train_the_learning_methods_once_per_seed_and_the_others_once(tmp_path: Path) -> None:
