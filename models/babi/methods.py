@@ -183,14 +183,14 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
     """The template ranker of ``task`` in this run (trained once: the ablations share its template model and
     lexicon, through ``settings.memo``), its summary and the directory of its SavedModel. ``encoder="lstm"``:
     Hybrid Code Networks' recurrent policy as the template model, trained until :data:`PATIENCE` epochs in a row
-    beat no best (at most ``--epochs``, else :data:`DEFAULT_EPOCHS`)."""
+    beat no best (at most ``--epochs``, else :data:`DEFAULT_EPOCHS`), ranking with HCN's action mask."""
     epochs = epochs_of(settings)
     key = ("template_ranker", id(task), epochs, dialog_state, encoder, settings.seed)
     if key not in settings.memo:
-        budget = {"patience": PATIENCE["hcn"]} if encoder == "lstm" else {}
+        hcn = {"patience": PATIENCE["hcn"], "action_mask": True} if encoder == "lstm" else {}
         config = settings.config or paper_config(task.task, model="template", epochs=epochs,
                                                  dialog_state=dialog_state, encoder=encoder, seed=settings.seed,
-                                                 **budget)
+                                                 **hcn)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own
@@ -199,12 +199,13 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
 
 
 def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True,
-                     encoder: str = "memn2n") -> Callable[[TaskData, Path, Settings], Fitted]:
+                     encoder: str = "memn2n", action_mask: bool = True) -> Callable[[TaskData, Path, Settings], Fitted]:
     """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
     features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
     (``call_action=False``) the same model and filler, the API calls ranked as templates like the others.
-    ``encoder="lstm"``: Hybrid Code Networks (the template model an LSTM over the utterances)."""
-    whole = not removed and dialog_state and call_action
+    ``encoder="lstm"``: Hybrid Code Networks (the template model an LSTM over the utterances, its action mask);
+    (``action_mask=False``) the same HCN ranking without its mask."""
+    whole = not removed and dialog_state and call_action and action_mask
     name = "template LSTM" if encoder == "lstm" else "template MemN2N"
 
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
@@ -218,6 +219,8 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
         if not call_action:
             return Fitted(replace(ranker, call_bias=None), "the template ranker above; API calls ranked as templates "
                                                            "like the others (no call action)", summary)
+        if not action_mask:
+            return Fitted(replace(ranker, action_mask=False), "the ranker above, without its action mask", summary)
         if not removed:  # the exported SavedModel: what TF Serving would answer
             return Fitted(ExportedRanker(directory), note + f"; filling trained on {summary['filler']['examples']} "
                                                               "turns", summary)
@@ -236,8 +239,9 @@ register("template_memn2n-no_dialog_state", PAPER,
          "Template MemN2N without the tracked dialog state")(_template_memn2n(dialog_state=False))
 register("template_memn2n-no_call_action", PAPER,
          "Template MemN2N without the API call as one action")(_template_memn2n(call_action=False))
-register("hcn", PAPER, "Hybrid Code Networks (template LSTM, ours)"
-         )(_template_memn2n(encoder="lstm"))
+register("hcn", PAPER, "Hybrid Code Networks (template LSTM, ours)")(_template_memn2n(encoder="lstm"))
+register("hcn-no_action_mask", PAPER, "Hybrid Code Networks without the action mask"
+         )(_template_memn2n(encoder="lstm", action_mask=False))
 register("hcn-no_dialog_state", PAPER, "Hybrid Code Networks without the tracked dialog state"
          )(_template_memn2n(dialog_state=False, encoder="lstm"))
 

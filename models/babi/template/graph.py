@@ -310,6 +310,9 @@ class FillingFeatures(tf.Module):
         return self._pair_features(static_table, column_of, None, tf.zeros([count], tf.int32), tf.range(count))
 
 
+MASKED = -1e9  # a template's logit under the action mask
+
+
 def chosen_first(in_chosen: tf.Tensor, fill: tf.Tensor, scores: tf.Tensor, k: int) -> tf.Tensor:
     """[B, k] candidate indices: those ``in_chosen`` [B, C] first, by ``fill`` (ties: lower index first), then the
     others by ``scores``: the top k of each, merged (no sort of every candidate)."""
@@ -353,7 +356,7 @@ class TemplateServingModule(DialogServingModule):
     def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
                  template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
                  feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None,
-                 call_bias: float | None = None) -> None:
+                 call_bias: float | None = None, action_mask: bool = False) -> None:
         super().__init__(template_spec, template_model, top_k)
         hold_models(self, filler=filler)
         self.tracker = DialogStateTracker(state) if state is not None else None
@@ -367,6 +370,15 @@ class TemplateServingModule(DialogServingModule):
                                                 tf.constant([f"<{types[w]}>" for w in words] or [""])), "")
         templates = list(template_spec.candidates)
         self.templates = tf.constant(templates)
+        # HCN's action mask, from the entity kinds alone: a template that names a kind (<phone>) no line of the
+        # dialog holds a value of cannot be said yet. None: every template may be.
+        kinds = sorted({f"<{kind}>" for kind in types.values()})
+        self.action_mask = action_mask
+        self.kind_of = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+            tf.constant(kinds or [""]), tf.constant(list(range(len(kinds))) or [-1], tf.int32)), -1)
+        self.kind_count = max(len(kinds), 1)
+        self.needs = tf.constant(np.array([[kind in t.split(" ") for kind in kinds] or [False] for t in templates],
+                                          bool).reshape(len(templates), self.kind_count))
         self.template_of = tf.constant([templates.index(t) for t in (
             " ".join(f"<{types[w]}>" if w in types else w for w in c.split(" ")) for c in candidates)], tf.int32)
         self.candidates = tf.constant(list(candidates))
@@ -384,7 +396,7 @@ class TemplateServingModule(DialogServingModule):
         self._spec_json = json.dumps({"template_spec": json.loads(template_spec.to_json()), "entity_types": types,
                                       "attributes": attributes, "filling_features": list(feature_names),
                                       "dialog_state": json.loads(state.to_json()) if state is not None else None,
-                                      "call_bias": self.call_bias})
+                                      "call_bias": self.call_bias, "action_mask": action_mask})
 
     def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor,
                         state: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None = None
@@ -410,6 +422,8 @@ class TemplateServingModule(DialogServingModule):
         state = self.tracker.state(memory, memory_speaker, query) if self.tracker is not None else None
         memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query, state)
         logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
+        if self.action_mask:  # a large finite loss, so that every score stays a number
+            logits = tf.where(self.allowed(memory, query), logits, MASKED)
         chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
         fill = self.fill_scores(memory, memory_speaker, query)  # [B, C]
         first = tf.zeros_like(fill, tf.bool)  # [B, C] the candidate put first whatever the filler says
@@ -429,6 +443,15 @@ class TemplateServingModule(DialogServingModule):
         return {"responses": tf.gather(self.candidates, top), "scores": tf.gather(scores, top, batch_dims=1),
                 "indices": top, "template": tf.gather(self.templates, chosen),
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
+
+    def allowed(self, memory: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
+        """[B, T] whether each template may be said (the action mask): every entity kind it names has a value in
+        some line of the dialog (the history, its KB results, the query)."""
+        words = tf.strings.split(tf.concat([memory, query[:, tf.newaxis]], axis=1), sep=" ")  # [B, L, (W)]
+        kind = self.kind_of.lookup(self.type_words.lookup(words.flat_values))
+        said = tf.reduce_max(tf.reduce_max(words.with_flat_values(tf.one_hot(kind, self.kind_count)), axis=2),
+                             axis=1) > 0  # [B, K]
+        return tf.reduce_all(~self.needs[tf.newaxis] | said[:, tf.newaxis, :], axis=2)
 
     def act(self, logits: tf.Tensor, state: tuple[tf.Tensor, tf.Tensor, tf.Tensor], candidates: tf.Tensor
             ) -> tuple[tf.Tensor, tf.Tensor]:

@@ -45,6 +45,7 @@ class TemplateRanker:
     top_k: int = 10
     state: StateSpec | None = None  # the dialog state the template model reads (None: not tracked)
     call_bias: float | None = None  # with a state: log-odds added to the API-call action (None: no such action)
+    action_mask: bool = False  # HCN's action mask: templates naming an entity kind the dialog holds no value of
 
     @classmethod
     def fit(cls, task: TaskData, config: TemplateConfig, out: str | Path | None = None, fill_epochs: int | None = None,
@@ -78,7 +79,7 @@ class TemplateRanker:
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
         model, summary = fit(spec, trn_t, dev_t, config.template_model(), verbose, log_dir)
         ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state,
-                     call_bias=config.call_bias)
+                     call_bias=config.call_bias, action_mask=config.action_mask)
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
                                                   verbose)
         if out is not None:
@@ -99,7 +100,7 @@ class TemplateRanker:
             raise ValueError("the template ranker has no filler yet (see with_filler)")
         return TemplateServingModule(self.lexicon.types, self.lexicon.attributes, self.candidates, self.template_spec,
                                      self.template_model, self.filler, self.features, self.top_k, self.state,
-                                     self.call_bias)
+                                     self.call_bias, self.action_mask)
 
     def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
                     seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:

@@ -1,9 +1,13 @@
 """Hybrid Code Networks: the template ranker with an LSTM over the utterances as its template model exports a
-SavedModel that ranks as the ranker in memory."""
+SavedModel that ranks as the ranker in memory; its action mask allows a template once the dialog holds a value of
+every entity kind the template names."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+
+import tensorflow as tf
 
 from models.babi.template.ranker import TemplateRanker
 from models.examples import TaskData
@@ -20,3 +24,20 @@ def test_the_template_lstm_exports_a_model_that_ranks_as_the_ranker(task6, tmp_p
     assert summary["template_model"]["config"]["model"] == "recurrent"
     dev = data.split("dev")
     assert SavedModelRanker(tmp_path / "hcn").rank(dev) == ranker.rank(dev)
+
+
+def test_the_action_mask_allows_a_template_once_the_dialog_holds_a_value_of_each_kind_it_names(task6) -> None:
+    files, trn, _ = task6
+    data = TaskData.load(files)
+    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True)
+    ranker, _ = TemplateRanker.fit_examples(data.candidates, data.facts, trn, data.split("dev"), config)
+    templates = list(ranker.template_spec.candidates)
+    phone = templates.index(next(t for t in templates if "<phone>" in t.split(" ")))
+    plain = templates.index(next(t for t in templates if "<" not in t))
+    restaurant = next(e for e in trn if any(" R_phone " in line for line in e.memory))
+    before = restaurant.memory[:1]  # the greeting alone: no phone number said yet
+    memory = tf.constant([before + ("",) * (len(restaurant.memory) - 1), restaurant.memory])
+    allowed = ranker.module.allowed(memory, tf.constant([restaurant.query] * 2)).numpy()
+    assert allowed[:, plain].all() and not allowed[0, phone] and allowed[1, phone]
+    first = ranker.rank([replace(restaurant, memory=before, memory_speaker=restaurant.memory_speaker[:1])], 1)[0][0]
+    assert "_phone" not in first
