@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import tensorflow as tf
 
 from models.babi.template.ranker import TemplateRanker
@@ -15,22 +16,26 @@ from models.serving.ranker import SavedModelRanker
 from models.training import TemplateConfig
 
 
-def test_the_template_lstm_exports_a_model_that_ranks_as_the_ranker(task6, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def hcn(task6, tmp_path_factory: pytest.TempPathFactory) -> tuple[TemplateRanker, dict, Path, TaskData]:
     files, trn, _ = task6
     data = TaskData.load(files)
-    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1)
-    ranker, summary = TemplateRanker.fit_examples(data.candidates, data.facts, trn, data.split("dev"), config,
-                                                  tmp_path / "hcn")
+    out = tmp_path_factory.mktemp("hcn") / "model"
+    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True)
+    ranker, summary = TemplateRanker.fit_examples(data.candidates, data.facts, trn, data.split("dev"), config, out)
+    return ranker, summary, out, data
+
+
+def test_the_template_lstm_exports_a_model_that_ranks_as_the_ranker(hcn) -> None:
+    ranker, summary, out, data = hcn
     assert summary["template_model"]["config"]["model"] == "recurrent"
     dev = data.split("dev")
-    assert SavedModelRanker(tmp_path / "hcn").rank(dev) == ranker.rank(dev)
+    assert SavedModelRanker(out).rank(dev) == ranker.rank(dev)
 
 
-def test_the_action_mask_allows_a_template_once_the_dialog_holds_a_value_of_each_kind_it_names(task6) -> None:
-    files, trn, _ = task6
-    data = TaskData.load(files)
-    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True)
-    ranker, _ = TemplateRanker.fit_examples(data.candidates, data.facts, trn, data.split("dev"), config)
+def test_the_action_mask_allows_a_template_once_the_dialog_holds_a_value_of_each_kind_it_names(hcn, task6) -> None:
+    ranker, _, _, _ = hcn
+    trn = task6[1]
     templates = list(ranker.template_spec.candidates)
     phone = templates.index(next(t for t in templates if "<phone>" in t.split(" ")))
     plain = templates.index(next(t for t in templates if "<" not in t))
