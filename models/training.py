@@ -151,8 +151,8 @@ class TemplateConfig(MemN2NConfig):
     # Networks' recurrent policy, with ``hidden`` units; the MemN2N's hops and dictionaries then go unused).
     encoder: str = "memn2n"
     hidden: int = 128
-    # HCN's action mask (at ranking, not in training): a template naming an entity kind (<phone>) that no line of
-    # the dialog holds a value of is never chosen.
+    # HCN's action mask (at ranking, not in training): a template is not chosen before the dialog holds a value of
+    # each entity kind it waits for (learned: models.babi.template.ranker.TemplateRanker.learn_waits).
     action_mask: bool = False
 
     def __post_init__(self) -> None:

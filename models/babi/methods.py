@@ -220,7 +220,7 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
             return Fitted(replace(ranker, call_bias=None), "the template ranker above; API calls ranked as templates "
                                                            "like the others (no call action)", summary)
         if not action_mask:
-            return Fitted(replace(ranker, action_mask=False), "the ranker above, without its action mask", summary)
+            return Fitted(replace(ranker, waits=None), "the ranker above, without its action mask", summary)
         if not removed:  # the exported SavedModel: what TF Serving would answer
             return Fitted(ExportedRanker(directory), note + f"; filling trained on {summary['filler']['examples']} "
                                                               "turns", summary)

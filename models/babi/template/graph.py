@@ -11,7 +11,7 @@ the latest API call, among the latest KB results, ...) are segment reductions ov
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import keras
 import numpy as np
@@ -356,7 +356,7 @@ class TemplateServingModule(DialogServingModule):
     def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
                  template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
                  feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None,
-                 call_bias: float | None = None, action_mask: bool = False) -> None:
+                 call_bias: float | None = None, waits: Mapping[str, Sequence[str]] | None = None) -> None:
         super().__init__(template_spec, template_model, top_k)
         hold_models(self, filler=filler)
         self.tracker = DialogStateTracker(state) if state is not None else None
@@ -370,15 +370,15 @@ class TemplateServingModule(DialogServingModule):
                                                 tf.constant([f"<{types[w]}>" for w in words] or [""])), "")
         templates = list(template_spec.candidates)
         self.templates = tf.constant(templates)
-        # HCN's action mask, from the entity kinds alone: a template that names a kind (<phone>) no line of the
-        # dialog holds a value of cannot be said yet. None: every template may be.
+        # HCN's action mask (``waits``: template -> the entity kinds it waits for, TemplateRanker.learn_waits): a
+        # template cannot be said before some line of the dialog holds a value of each. None: no mask.
         kinds = sorted({f"<{kind}>" for kind in types.values()})
-        self.action_mask = action_mask
+        self.action_mask = waits is not None
         self.kind_of = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
             tf.constant(kinds or [""]), tf.constant(list(range(len(kinds))) or [-1], tf.int32)), -1)
         self.kind_count = max(len(kinds), 1)
-        self.needs = tf.constant(np.array([[kind in t.split(" ") for kind in kinds] or [False] for t in templates],
-                                          bool).reshape(len(templates), self.kind_count))
+        self.needs = tf.constant(np.array([[kind in (waits or {}).get(t, ()) for kind in kinds] or [False]
+                                           for t in templates], bool).reshape(len(templates), self.kind_count))
         self.template_of = tf.constant([templates.index(t) for t in (
             " ".join(f"<{types[w]}>" if w in types else w for w in c.split(" ")) for c in candidates)], tf.int32)
         self.candidates = tf.constant(list(candidates))
@@ -396,7 +396,8 @@ class TemplateServingModule(DialogServingModule):
         self._spec_json = json.dumps({"template_spec": json.loads(template_spec.to_json()), "entity_types": types,
                                       "attributes": attributes, "filling_features": list(feature_names),
                                       "dialog_state": json.loads(state.to_json()) if state is not None else None,
-                                      "call_bias": self.call_bias, "action_mask": action_mask})
+                                      "call_bias": self.call_bias,
+                                      "waits": {t: list(k) for t, k in waits.items()} if waits is not None else None})
 
     def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor,
                         state: tuple[tf.Tensor, tf.Tensor, tf.Tensor] | None = None
@@ -445,8 +446,8 @@ class TemplateServingModule(DialogServingModule):
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
 
     def allowed(self, memory: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
-        """[B, T] whether each template may be said (the action mask): every entity kind it names has a value in
-        some line of the dialog (the history, its KB results, the query)."""
+        """[B, T] whether each template may be said (the action mask): every entity kind it waits for has a value
+        in some line of the dialog (the history, its KB results, the query)."""
         words = tf.strings.split(tf.concat([memory, query[:, tf.newaxis]], axis=1), sep=" ")  # [B, L, (W)]
         kind = self.kind_of.lookup(self.type_words.lookup(words.flat_values))
         said = tf.reduce_max(tf.reduce_max(words.with_flat_values(tf.one_hot(kind, self.kind_count)), axis=2),

@@ -45,7 +45,8 @@ class TemplateRanker:
     top_k: int = 10
     state: StateSpec | None = None  # the dialog state the template model reads (None: not tracked)
     call_bias: float | None = None  # with a state: log-odds added to the API-call action (None: no such action)
-    action_mask: bool = False  # HCN's action mask: templates naming an entity kind the dialog holds no value of
+    # HCN's action mask: template -> the entity kinds it waits for (:meth:`learn_waits`); None: no mask.
+    waits: dict[str, tuple[str, ...]] | None = None
 
     @classmethod
     def fit(cls, task: TaskData, config: TemplateConfig, out: str | Path | None = None, fill_epochs: int | None = None,
@@ -79,7 +80,8 @@ class TemplateRanker:
         spec = spec_from_sentences(list(templates), [], sentences, memory_size_for(config, trn_t + dev_t))
         model, summary = fit(spec, trn_t, dev_t, config.template_model(), verbose, log_dir)
         ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state,
-                     call_bias=config.call_bias, action_mask=config.action_mask)
+                     call_bias=config.call_bias,
+                     waits=cls.learn_waits(lexicon, list(templates), trn) if config.action_mask else None)
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
                                                   verbose)
         if out is not None:
@@ -100,7 +102,23 @@ class TemplateRanker:
             raise ValueError("the template ranker has no filler yet (see with_filler)")
         return TemplateServingModule(self.lexicon.types, self.lexicon.attributes, self.candidates, self.template_spec,
                                      self.template_model, self.filler, self.features, self.top_k, self.state,
-                                     self.call_bias, self.action_mask)
+                                     self.call_bias, self.waits)
+
+    @staticmethod
+    def learn_waits(lexicon: EntityLexicon, templates: Sequence[str], trn: Sequence[TurnExample]
+                    ) -> dict[str, tuple[str, ...]]:
+        """The action mask, learned: each template waits for the entity kinds it names (``<phone>``) that some line
+        of the dialog held a value of at every training turn it answered. A kind the bot brings in itself (the
+        prices it lists in a question; "ask", a restaurant, in the greeting) is not waited for."""
+        said: dict[str, set[str]] = {}
+        for example in trn:
+            template = lexicon.delexicalise(example.answer)
+            kinds = {f"<{lexicon.types[w]}>" for line in (*example.memory, example.query) for w in line.split(" ")
+                     if w in lexicon.types}
+            said[template] = said[template] & kinds if template in said else kinds
+        named = {t: {w for w in t.split(" ") if w.startswith("<") and w.endswith(">")} for t in templates}
+        waits = {t: tuple(sorted(kinds & said.get(t, kinds))) for t, kinds in named.items()}
+        return {t: kinds for t, kinds in waits.items() if kinds}
 
     def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
                     seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:
