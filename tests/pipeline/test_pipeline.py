@@ -254,6 +254,8 @@ def test_one_task_alone_trains_with_its_own_presets() -> None:
     six = QUICK.for_tasks([6])
     assert (six.template.hops, six.template.embedding_dim, six.template.epochs) == (4, 128, QUICK.template.epochs)
     assert six.template.fill_epochs == QUICK.template.fill_epochs != FULL.template.fill_epochs  # the profile's
+    assert six.template.encoder == "lstm" and six.template.action_mask  # task 6's product model: HCN
+    assert QUICK.for_tasks([5]).template.encoder == "memn2n"
     assert six.template.model == "template" and six.memn2n.match_type and (six.memn2n.hops, six.memn2n.epochs) == (
         4, QUICK.memn2n.epochs)
     assert six.embeddings.learning_rate == 0.001 and not six.embeddings.use_history  # Table 8's task-6 row
