@@ -23,7 +23,6 @@ class UtteranceLSTM(keras.Model):
     def __init__(self, vocabulary_size: int, candidates: int, embedding_dim: int = 32, hidden: int = 128,
                  seed: int = 0, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.vocabulary_size = vocabulary_size
         self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, name="A",
                                         embeddings_initializer=keras.initializers.RandomNormal(stddev=0.1, seed=seed))
         self.lstm = keras.layers.LSTM(hidden, name="lstm", seed=seed,
