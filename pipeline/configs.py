@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from models.babi.presets import paper_config
+from models.babi.presets import HCN_TEMPLATE, paper_config
 from models.movie.streamed import STREAMED_EMBEDDINGS, StreamedConfig
 from models.training import TrainConfig
 
@@ -45,7 +45,7 @@ TASK_FLOORS: dict[int, dict[str, float]] = {6: {"template": 0.4, "memn2n": 0.3, 
 # The product model of a task trained alone, where another than the template MemN2N wins: on task 6, Hybrid Code
 # Networks' LSTM (with its action mask) leads the rule-based system and the template MemN2N on every estimate, the
 # held-out folds and the held-out bot style (docs/babi.md).
-TASK_TEMPLATE: dict[int, dict[str, object]] = {6: {"encoder": "lstm", "action_mask": True}}
+TASK_TEMPLATE: dict[int, dict[str, object]] = {6: HCN_TEMPLATE}
 
 
 @dataclass(frozen=True)

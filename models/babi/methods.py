@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from models.babi.presets import OOV_DEV_STEP, paper_config
+from models.babi.presets import HCN_TEMPLATE, OOV_DEV_STEP, paper_config
 from models.babi.rule_based import RuleBasedSystem
 from models.babi.rule_based_dstc2 import DSTC2RuleBased
 from models.babi.template.filling import POLICY_FEATURES
@@ -187,10 +187,9 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
     epochs = epochs_of(settings)
     key = ("template_ranker", id(task), epochs, dialog_state, encoder, settings.seed)
     if key not in settings.memo:
-        hcn = {"patience": PATIENCE["hcn"], "action_mask": True} if encoder == "lstm" else {}
+        model = {**HCN_TEMPLATE, "patience": PATIENCE["hcn"]} if encoder == "lstm" else {"encoder": encoder}
         config = settings.config or paper_config(task.task, model="template", epochs=epochs,
-                                                 dialog_state=dialog_state, encoder=encoder, seed=settings.seed,
-                                                 **hcn)
+                                                 dialog_state=dialog_state, seed=settings.seed, **model)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own

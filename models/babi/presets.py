@@ -33,6 +33,11 @@ EMBEDDINGS_TABLE8: dict[int, dict[str, float | int | bool]] = {
 OOV_DEV_STEP: dict[str, float | int] = {"learning_rate": 0.001, "batch_size": 32}
 
 
+# Hybrid Code Networks (docs/babi.md): the template ranker with an LSTM over the utterances for its template model,
+# ranking with the learned action mask. Table 2's ``hcn`` rows and a pipeline over task 6 alone both train it so.
+HCN_TEMPLATE: dict[str, str | bool] = {"encoder": "lstm", "action_mask": True}
+
+
 def memn2n_preset(task: int) -> dict[str, float | int]:
     """Table 9's row for a task; tasks beyond 6 take task 6's (real dialogs). Its learning rate is the paper's;
     training uses ``models.training.TRAINING_DEFAULTS``' instead."""

@@ -113,8 +113,7 @@ class TemplateRanker:
         said: dict[str, set[str]] = {}
         for example in trn:
             template = lexicon.delexicalise(example.answer)
-            kinds = {f"<{lexicon.types[w]}>" for line in (*example.memory, example.query) for w in line.split(" ")
-                     if w in lexicon.types}
+            kinds = {f"<{kind}>" for line in (*example.memory, example.query) for kind, _ in lexicon.slots(line)}
             said[template] = said[template] & kinds if template in said else kinds
         named = {t: {w for w in t.split(" ") if w.startswith("<") and w.endswith(">")} for t in templates}
         waits = {t: tuple(sorted(kinds & said.get(t, kinds))) for t, kinds in named.items()}
