@@ -190,12 +190,12 @@ def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkey
     asked = {}
     monkeypatch.setattr(banking, "benchmark", lambda *args: asked.setdefault("banking", args) and [])
     monkeypatch.setattr(babi, "benchmark", lambda data, out, chosen, *_: asked.setdefault("babi", chosen) and [])
-    monkeypatch.setattr(movie, "benchmark", lambda *args: asked.setdefault("movie", args[-1]) and [])
+    monkeypatch.setattr(movie, "benchmark", lambda *args: asked.setdefault("movie", args[-2:]) and [])
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "state_ranker-no_history,movie_ir", "--seeds", "2"])
     assert result.exit_code == 0, result.output
     assert asked["banking"][-2:] == (2, ["state_ranker-no_history"]) and asked["babi"] == list(babi.PAPER_METHODS)
-    assert asked["movie"] == ["movie_ir"]  # Table 6's rows, for a Movie Dialog corpus
+    assert asked["movie"] == (["movie_ir"], ())  # Table 6's rows and columns, for a Movie Dialog corpus
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "nope"])
     assert result.exit_code == 2 and "unknown methods ['nope']" in result.output and "'smn'" in result.output

@@ -3,6 +3,7 @@ method chose on dev, tasks 3-4 by exchange, each joint model against its per-tas
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +49,9 @@ def joint_against_single(rows: list[Row]) -> list[str]:
     return notes
 
 
-def format_table6(rows: list[Row]) -> str:
+def format_table6(rows: list[Row], tasks: Sequence[int] = ()) -> str:
+    """The table; with ``tasks`` (the columns that were run), every other column's cells say "not run" rather than
+    n/a (which says the method has nothing to offer there)."""
     header = ("Table 6: test hits@k (k: 1 QA, 100 Recs, 10 QA+Recs and Reddit); ours, then the paper's. On a world "
               "made by `dialog generate movies`, ours proves the machinery, not the paper's numbers.")
     lines = [header, "", "| Method | " + " | ".join(TASK_TITLES.values()) + " | seconds |",
@@ -57,7 +60,10 @@ def format_table6(rows: list[Row]) -> str:
         cells = []
         for task in TASK_TITLES:
             paper = PAPER_TABLE6[row.method][task - 1]
-            ours = f"**{row.values[task]:.1f}**" if task in row.values else "n/a"
+            if task in row.values:
+                ours = f"**{row.values[task]:.1f}**"
+            else:
+                ours = "not run" if tasks and task not in tasks else "n/a"
             cells.append(ours + (f" · paper {paper}" if paper is not None else ""))
         lines.append(f"| {row.method} | " + " | ".join(cells) + f" | {row.seconds:.1f} |")
     notes = [note for row in rows for note in row.notes] + joint_against_single(rows)
@@ -67,6 +73,6 @@ def format_table6(rows: list[Row]) -> str:
     return "\n".join(lines + [""] + [f"- {n}" for n in notes]) + "\n"
 
 
-def write_table6(out: str | Path, rows: list[Row]) -> None:
+def write_table6(out: str | Path, rows: list[Row], tasks: Sequence[int] = ()) -> None:
     """The table at ``out``, written atomically (a reader never sees half of it)."""
-    write_text_atomic(out, format_table6(rows))
+    write_text_atomic(out, format_table6(rows, tasks))

@@ -40,13 +40,16 @@ def table10(ranker: DiscussionIr, data: MovieData) -> str:
             f"(the paper's Table 10 comparison)")
 
 
-def run_method(method: Registered, data: MovieData, work: Path, settings: Settings) -> Row:
-    """``method``'s row: fitted on each task (or, joint, once on every learned task) and scored on each test set."""
+def run_method(method: Registered, data: MovieData, work: Path, settings: Settings,
+               tasks: Sequence[int] = ()) -> Row:
+    """``method``'s row: fitted on each task (or, joint, once on every learned task) and scored on each test set;
+    ``tasks`` narrows both to those columns (a joint model then trains on the learned ones among them)."""
     started = time.perf_counter()
+    wanted = [t for t in TASK_TITLES if t in data.corpus.tasks and (not tasks or t in tasks)]
     if method.name in JOINT:
-        task_sets = [tuple(learned_tasks(data.corpus))]
+        task_sets = [tuple(t for t in learned_tasks(data.corpus) if t in wanted)]
     else:
-        task_sets = [(t,) for t in TASK_TITLES if t in data.corpus.tasks]
+        task_sets = [(t,) for t in wanted]
     values, notes = {}, []
     for tasks in task_sets:
         try:
@@ -67,9 +70,15 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
 
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print,
-                        epochs: int | None = None, methods: Sequence[str] = ()) -> list[Row]:
+                        epochs: int | None = None, methods: Sequence[str] = (), tasks: Sequence[int] = ()
+                        ) -> list[Row]:
     """The methods of Table 6 on the corpus (``methods``: those registered names, in the table's order; default
-    every row, the others marked not run); ``epochs`` overrides each learning model's own."""
+    every row, the others marked not run; ``tasks``: those columns, default every task of the corpus); ``epochs``
+    overrides each learning model's own."""
+    absent = sorted(set(tasks) - set(corpus.tasks))
+    if absent:
+        raise FileNotFoundError(f"{corpus.root} has no files of task {', '.join(map(str, absent))} (found tasks "
+                                f"{', '.join(map(str, sorted(corpus.tasks)))})")
     data = MovieData(corpus)
     settings = Settings(epochs=epochs)
     rows = []
@@ -77,23 +86,24 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
         if methods and method.name not in methods:
             continue
         with tempfile.TemporaryDirectory(prefix=f"{method.name}-") as work:
-            rows.append(run_method(method, data, Path(work), settings))
+            rows.append(run_method(method, data, Path(work), settings, tasks))
         progress(f"{rows[-1].method}: {rows[-1].values} in {rows[-1].seconds:.1f} s")
-    write_table6(out, rows)
+    write_table6(out, rows, tasks)
     return rows
 
 
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
-              progress: Callable[[str], None] = print, methods: Sequence[str] = ()) -> list[Path]:
+              progress: Callable[[str], None] = print, methods: Sequence[str] = (),
+              tasks: Sequence[int] = ()) -> list[Path]:
     """Table 6 when ``data`` is in the Movie Dialog layout rather than dialog-bAbI's; the file written (none for a
-    dialog-bAbI corpus). ``epochs`` overrides each learning model's own; ``methods`` picks rows (a paper-scale
-    table can be run a few rows at a time); a directory in neither layout is a :class:`FileNotFoundError` saying
-    what is missing."""
+    dialog-bAbI corpus). ``epochs`` overrides each learning model's own; ``methods`` picks rows and ``tasks``
+    columns (a paper-scale table is run a few cells at a time); a directory in neither layout, or a task it lacks,
+    is a :class:`FileNotFoundError` saying what is missing."""
     if discover(data):
         return []
     try:
         corpus = discover_movie_corpus(data)
     except ValueError as error:
         raise FileNotFoundError(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
-    run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods)
+    run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods, tasks=tasks)
     return [Path(out)]

@@ -36,6 +36,19 @@ def test_benchmark_writes_table6_for_a_movie_corpus(movies, tmp_path) -> None:
                      r"[\d.]+ \(the paper's Table 10 comparison\)", text)
 
 
+def test_tasks_pick_the_columns_and_the_others_say_not_run(movies, tmp_path) -> None:
+    """A paper-scale table is run a few cells at a time: the columns not asked for are "not run", not n/a (the
+    method has nothing to offer there); a task the corpus lacks is refused before any work."""
+    corpus, _, _ = movies
+    out = tmp_path / "table6.md"
+    benchmark(corpus.root, out, progress=lambda _: None, methods=["movie_qa", "movie_svd"], tasks=(1,))
+    text = out.read_text()
+    assert re.search(r"\| QA system \| \*\*[\d.]+\*\* · paper 90.7 \| not run \| not run \| not run \|", text)
+    assert "| SVD | n/a | not run · paper 19.2 | not run | not run |" in text
+    with pytest.raises(FileNotFoundError, match="has no files of task 5"):
+        benchmark(corpus.root, out, progress=lambda _: None, methods=["movie_qa"], tasks=(1, 5))
+
+
 def test_a_directory_in_neither_layout_is_refused(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="neither the dialog-bAbI nor the Movie Dialog layout"):
         benchmark(tmp_path, tmp_path / "table6.md")
