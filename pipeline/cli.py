@@ -432,9 +432,11 @@ def _task_files(data: Path, task: int):
 @click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Corpus directory in the dialog-bAbI layout.")
 @click.option("--task", required=True, type=int, help="Task number (1-6).")
-@click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings", "template"]), default="memn2n",
-              show_default=True, help="MemN2N (appendix A), supervised embeddings (4.3), or the template ranker "
-                                      "(a MemN2N over delexicalised answers and a learned filler, one SavedModel).")
+@click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings", "template", "hcn"]),
+              default="memn2n", show_default=True,
+              help="MemN2N (appendix A), supervised embeddings (4.3), the template ranker (a MemN2N over "
+                   "delexicalised answers and a learned filler, one SavedModel), or Hybrid Code Networks (the "
+                   "template ranker with an LSTM over the utterances and its action mask: task 6's product model).")
 @click.option("--match-type/--no-match-type", default=False, show_default=True, help="Match-type features (4.5).")
 @click.option("--preset", type=click.Choice(["paper", "none"]), default="paper", show_default=True,
               help="paper: Table 9 (MemN2N) or Table 8 (embeddings) settings for the task.")
@@ -472,7 +474,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     from data.babi_format import FormatError
     from models import methods
     from models.babi.methods import MODEL_METHODS
-    from models.babi.presets import paper_config
+    from models.babi.presets import HCN_TEMPLATE, paper_config
     from models.examples import TaskData
     from models.serving.export import prepare_output
     from models.training import train_config
@@ -486,6 +488,8 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                                             ("only_learned_words", only_learned_words),
                                             ("per_occurrence_gradient", per_occurrence_gradient)) if given}
     common = {"match_type": match_type, "seed": seed, "select_on_oov_dev": select_on_oov_dev, **flags, **overrides}
+    if model_kind == "hcn":  # the template ranker's config and method, as the pipeline trains task 6's model
+        model_kind, common = "template", {**HCN_TEMPLATE, **common}
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (paper_config(task, model=model_kind, **common) if preset == "paper"
                   else train_config(model_kind, **common))

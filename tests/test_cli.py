@@ -151,6 +151,14 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
                                     "--split", "tst-OOT"])
     assert no_split.exit_code == 1 and "tst-OOT" in no_split.output and "Traceback" not in no_split.output
 
+    hcn = runner.invoke(main, ["train", "--data", str(data), "--task", "1", "--model", "hcn", "--epochs", "1",
+                               "--embedding-dim", "8", "--out", str(tmp_path / "hcn")])
+    assert hcn.exit_code == 0, hcn.output
+    summary = json.loads(hcn.stdout)  # task 6's product model: the template ranker with HCN's LSTM and mask
+    assert summary["template_model"]["config"]["model"] == "recurrent"
+    assert summary["action_mask"]["api_call <cuisine> <location> <number> <price>"] == ["<cuisine>", "<location>",
+                                                                                     "<number>", "<price>"]
+
     missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
     wrong_task = runner.invoke(main, ["train", "--data", str(data), "--task", "3", "--out", str(model)])

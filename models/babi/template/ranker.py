@@ -87,7 +87,9 @@ class TemplateRanker:
         if out is not None:
             export(ranker.module, out)
         result = {"templates": len(templates), "candidates": len(candidates), "template_model": summary,
-                  "filler": fill_summary, "dialog_state": list(state.slots) if state is not None else None}
+                  "filler": fill_summary, "dialog_state": list(state.slots) if state is not None else None,
+                  "action_mask": ({t: list(kinds) for t, kinds in ranker.waits.items()}
+                                  if ranker.waits is not None else None)}
         if evaluate_dev:  # the complete responses, not only the templates
             started = time.perf_counter()
             predicted = [row[0] for row in ranker.rank(dev, 1)]
