@@ -151,18 +151,32 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
                                     "--split", "tst-OOT"])
     assert no_split.exit_code == 1 and "tst-OOT" in no_split.output and "Traceback" not in no_split.output
 
-    hcn = runner.invoke(main, ["train", "--data", str(data), "--task", "1", "--model", "hcn", "--epochs", "1",
-                               "--embedding-dim", "8", "--out", str(tmp_path / "hcn")])
-    assert hcn.exit_code == 0, hcn.output
-    summary = json.loads(hcn.stdout)  # task 6's product model: the template ranker with HCN's LSTM and mask
-    assert summary["template_model"]["config"]["model"] == "recurrent"
-    assert summary["action_mask"]["api_call <cuisine> <location> <number> <price>"] == ["<cuisine>", "<location>",
-                                                                                     "<number>", "<price>"]
-
     missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
     wrong_task = runner.invoke(main, ["train", "--data", str(data), "--task", "3", "--out", str(model)])
     assert wrong_task.exit_code == 1 and "no files of task 3" in wrong_task.output
+
+
+def test_train_model_hcn_is_the_template_method_with_hcns_lstm_and_mask(tmp_path: Path, monkeypatch) -> None:
+    """Task 6's product model from the command line: the template ranker's method, given HCN's config (the same
+    one the pipeline builds for task 6); training it is tested in tests/models/babi/template/test_hcn.py."""
+    from models import methods
+
+    data = tmp_path / "corpus"
+    assert CliRunner().invoke(main, ["generate", "restaurant", "--out", str(data), "--dialogs", "1", "--tasks", "1",
+                                     "--runner", "local"]).exit_code == 0
+    asked = {}
+
+    def fit(self, task, out, settings):
+        asked.update(method=self.name, config=settings.config)
+        return methods.Fitted(None, "", {"best_epoch": 1})
+
+    monkeypatch.setattr(methods.Registered, "fit", fit)
+    result = CliRunner().invoke(main, ["train", "--data", str(data), "--task", "1", "--model", "hcn", "--out",
+                                       str(tmp_path / "model")])
+    assert result.exit_code == 0, result.output
+    assert asked["method"] == "template_memn2n" and asked["config"].encoder == "lstm" and asked["config"].action_mask
+    assert asked["config"].hops == 1  # Table 9's task-1 row, as for --model template
 
 
 def test_framework_start_up_noise_is_hidden_unless_verbose(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ def hcn(task6, tmp_path_factory: pytest.TempPathFactory) -> tuple[TemplateRanker
 def test_the_template_lstm_exports_a_model_that_ranks_as_the_ranker(hcn) -> None:
     ranker, summary, out, data = hcn
     assert summary["template_model"]["config"]["model"] == "recurrent"
+    assert summary["action_mask"] == {t: list(kinds) for t, kinds in ranker.waits.items()} != {}
     dev = data.split("dev")
     assert SavedModelRanker(out).rank(dev) == ranker.rank(dev)
 
