@@ -9,6 +9,9 @@ peak RSS is its own):
 - ``epoch``: seconds per epoch of ``dialog train`` with the shared defaults (task 5 with and without match
   type; task 6 with match type when ``--task6`` is given): training, dev evaluation, and their sum; the first
   epoch (which traces the graphs) apart from the steady ones.
+- ``table2_steps``: seconds per epoch of Table 2's MemN2N recipe on task 5 with match type (unseen words zero, a
+  gradient row per word occurrence, dev and the OOV dev set scored after each epoch), at each of its two steps:
+  the shared one (Adam 0.005, batches of 128) and ``OOV_DEV_STEP`` (0.001, batches of 32).
 - ``end_to_end``: ``dialog train --task 5 --match-type --epochs 8`` from the raw files to a saved model, and its
   dev per-response accuracy against the paper's 93.4.
 - ``template``: ``dialog benchmark`` of the template MemN2N on tasks 3 and 5.
@@ -32,7 +35,11 @@ import click
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DIALOG = [sys.executable, "-m", "pipeline.cli"]
-MEASURES = ("epoch", "end_to_end", "template", "table2", "make_run")
+MEASURES = ("epoch", "table2_steps", "end_to_end", "template", "table2", "make_run")
+# Table 2's MemN2N rows (models.babi.methods._memn2n_recipe), as `dialog train` flags.
+TABLE2_RECIPE = ["--only-learned-words", "--per-occurrence-gradient", "--select-on-oov-dev"]
+TABLE2_STEPS = {"shared": ["--learning-rate", "0.005", "--batch-size", "128"],
+                "oov_dev_step": ["--learning-rate", "0.001", "--batch-size", "32"]}
 
 
 def run(command: list[str]) -> tuple[float, float, str]:
@@ -62,16 +69,18 @@ def emit(record: dict) -> None:
     sys.stdout.flush()
 
 
-def epoch_seconds(data: Path, task: int, match_type: bool, epochs: int) -> dict:
+def epoch_seconds(data: Path, task: int, match_type: bool, epochs: int, extra: list[str] | None = None,
+                  measure: str = "epoch") -> dict:
     with tempfile.TemporaryDirectory() as work:
         wall, rss, out = run([*DIALOG, "train", "--data", str(data), "--task", str(task), "--epochs", str(epochs),
                               "--match-type" if match_type else "--no-match-type", "--out", f"{work}/model",
-                              "--per-epoch"])
+                              "--per-epoch", *(extra or [])])
     summary = last_json(out)
     history = summary["history"]
     steady = history[1:] or history
     mean = lambda key: round(sum(e[key] for e in steady) / len(steady), 2)  # noqa: E731
-    return {"measure": "epoch", "task": task, "match_type": match_type, "epochs": len(history),
+    return {"measure": measure, "task": task, "match_type": match_type, "epochs": len(history),
+            "learning_rate": summary["config"]["learning_rate"],
             "train_examples": summary["train_examples"], "dev_examples": summary["dev_examples"],
             "memory_size": summary["memory_size"], "batch_size": summary["config"]["batch_size"],
             "seconds_per_epoch": round(mean("seconds") + mean("eval_seconds"), 2),
@@ -143,6 +152,9 @@ def main(data: Path, task6: Path | None, only: str, epochs: int, target: float, 
         if task6 is not None:
             task = int(re.search(r"task(\d)", next(task6.glob("*-trn.txt")).name).group(1))
             emit(epoch_seconds(task6, task, True, epochs))
+    if "table2_steps" in chosen:
+        for name, step in TABLE2_STEPS.items():
+            emit({**epoch_seconds(data, 5, True, epochs, TABLE2_RECIPE + step, "table2_steps"), "step": name})
     if "end_to_end" in chosen:
         emit(end_to_end(data, target, end_to_end_epochs))
     if "template" in chosen:
