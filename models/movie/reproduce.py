@@ -41,11 +41,11 @@ def table10(ranker: DiscussionIr, data: MovieData) -> str:
 
 
 def run_method(method: Registered, data: MovieData, work: Path, settings: Settings,
-               tasks: Sequence[int] = ()) -> Row:
+               columns: Sequence[int] = ()) -> Row:
     """``method``'s row: fitted on each task (or, joint, once on every learned task) and scored on each test set;
-    ``tasks`` narrows both to those columns (a joint model then trains on the learned ones among them)."""
+    ``columns`` narrows both to those tasks (a joint model then trains on the learned ones among them)."""
     started = time.perf_counter()
-    wanted = [t for t in TASK_TITLES if t in data.corpus.tasks and (not tasks or t in tasks)]
+    wanted = [t for t in TASK_TITLES if t in data.corpus.tasks and (not columns or t in columns)]
     if method.name in JOINT:
         task_sets = [tuple(t for t in learned_tasks(data.corpus) if t in wanted)]
     else:
