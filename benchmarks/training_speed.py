@@ -38,8 +38,16 @@ DIALOG = [sys.executable, "-m", "pipeline.cli"]
 MEASURES = ("epoch", "table2_steps", "end_to_end", "template", "table2", "make_run")
 # Table 2's MemN2N rows (models.babi.methods._memn2n_recipe), as `dialog train` flags.
 TABLE2_RECIPE = ["--only-learned-words", "--per-occurrence-gradient", "--select-on-oov-dev"]
-TABLE2_STEPS = {"shared": ["--learning-rate", "0.005", "--batch-size", "128"],
-                "oov_dev_step": ["--learning-rate", "0.001", "--batch-size", "32"]}
+
+
+def table2_steps() -> dict[str, list[str]]:
+    """The two steps of Table 2's MemN2N rows as `dialog train` flags: the shared one is `dialog train`'s default;
+    the other is read from the presets of this checkout, the code the children run (imported here: TensorFlow comes
+    with them, and only this measure needs it)."""
+    sys.path.insert(0, str(REPOSITORY))
+    from models.babi.presets import OOV_DEV_STEP
+
+    return {"shared": [], "oov_dev_step": [f"--{key.replace('_', '-')}={value}" for key, value in OOV_DEV_STEP.items()]}
 
 
 def run(command: list[str]) -> tuple[float, float, str]:
@@ -153,7 +161,7 @@ def main(data: Path, task6: Path | None, only: str, epochs: int, target: float, 
             task = int(re.search(r"task(\d)", next(task6.glob("*-trn.txt")).name).group(1))
             emit(epoch_seconds(task6, task, True, epochs))
     if "table2_steps" in chosen:
-        for name, step in TABLE2_STEPS.items():
+        for name, step in table2_steps().items():
             emit({**epoch_seconds(data, 5, True, epochs, TABLE2_RECIPE + step, "table2_steps"), "step": name})
     if "end_to_end" in chosen:
         emit(end_to_end(data, target, end_to_end_epochs))
