@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterator
 from typing import Any
 
 import apache_beam as beam
@@ -29,18 +28,15 @@ from data.atomic import write_text_atomic
 from data.movie.reader import (
     MovieCorpus,
     discover_movie_corpus,
-    iter_dialogs,
     read_candidates,
     read_kb,
 )
 from models.gfile import GFILE
-from models.movie.examples import MovieExample, dialog_examples
-from models.movie.records import MovieCandidates, Parser, movie_tf_examples
+from models.movie.records import MovieCandidates, task_file_records, write_tfrecords
 
 # TFX split -> the Movie Dialog split of its files.
 MOVIE_SPLITS: dict[str, str] = {"train": "train", "eval": "dev", "test": "test"}
 RESOURCES_FILE = "corpus/movie_resources.json"
-CHUNK = 1000  # exchanges whose texts are parsed in one call
 
 
 def movie_input_config() -> example_gen_pb2.Input:
@@ -67,37 +63,16 @@ def movie_candidates(corpus: MovieCorpus, entities: list[str] | None = None) -> 
                                          for split, path in corpus.candidates.items()})
 
 
-def _file_examples(job: tuple[str, int, str, str]) -> Iterator[bytes]:
-    """The tf.Examples of one task file; the candidate index is built where the job runs (a closure over it
-    would be pickled with every bundle)."""
+def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int]:
+    """Write one task file's examples as one gzipped TFRecord file of the split; the candidate set is built where
+    the job runs (a closure over it would be pickled with every bundle). Returns the file and its example count."""
     path, task, split, input_base = job
     corpus = _corpus(input_base)
     entities = corpus.entity_list()
-    candidates = movie_candidates(corpus, entities)
-    indices = candidates.indices()
-    parser = Parser(entities)
-    chunk: list[MovieExample] = []
-    with fileio.open(path, "r") as lines:
-        for index, dialog in enumerate(iter_dialogs(lines, path, entities)):
-            chunk += dialog_examples(dialog, task, split, index)
-            if len(chunk) >= CHUNK:
-                yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
-                chunk = []
-    yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
-
-
-def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int]:
-    """Write one task file's examples as one gzipped TFRecord file of the split (a temporary name, then renamed:
-    a job run twice writes the same file once). Returns the file and its example count."""
-    path, task, _, _ = job
     target = posixpath.join(split_uri, f"data_tfrecord-task{task}.gz")
-    staging = f"{target}.tmp"
-    count = 0
-    with tf.io.TFRecordWriter(staging, options="GZIP") as writer:
-        for record in _file_examples(job):
-            writer.write(record)
-            count += 1
-    tf.io.gfile.rename(staging, target, overwrite=True)
+    with fileio.open(path, "r") as lines:
+        count = write_tfrecords(target, task_file_records(lines, path, task, split, entities,
+                                                          movie_candidates(corpus, entities)))
     return target, count
 
 

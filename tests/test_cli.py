@@ -83,6 +83,8 @@ def test_tasks_a_corpus_lacks_and_flags_that_would_be_ignored_are_usage_errors(t
     cases = [
         (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--tasks", "9"],
          "has no files of task 9 (found tasks 1)"),
+        (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--streamed"],
+         "is not a Movie Dialog corpus: only Table 6 has a streamed trainer"),
         (["pipeline", "--data", str(corpus), "--root", str(tmp_path / "root"), "--tasks", "1,9"],
          "has no files of task 9 (found tasks 1)"),
         (["pipeline", "--data", str(tmp_path), "--root", str(tmp_path / "root")],
@@ -212,12 +214,12 @@ def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkey
     asked = {}
     monkeypatch.setattr(banking, "benchmark", lambda *args: asked.setdefault("banking", args) and [])
     monkeypatch.setattr(babi, "benchmark", lambda data, out, chosen, *_: asked.setdefault("babi", chosen) and [])
-    monkeypatch.setattr(movie, "benchmark", lambda *args: asked.setdefault("movie", args[-2:]) and [])
+    monkeypatch.setattr(movie, "benchmark", lambda *args: asked.setdefault("movie", args[-3:]) and [])
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "state_ranker-no_history,movie_ir", "--seeds", "2"])
     assert result.exit_code == 0, result.output
     assert asked["banking"][-2:] == (2, ["state_ranker-no_history"]) and asked["babi"] == list(babi.PAPER_METHODS)
-    assert asked["movie"] == (["movie_ir"], ())  # Table 6's rows and columns, for a Movie Dialog corpus
+    assert asked["movie"] == (["movie_ir"], (), False)  # Table 6's rows, columns and trainer, for a Movie corpus
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "nope"])
     assert result.exit_code == 2 and "unknown methods ['nope']" in result.output and "'smn'" in result.output

@@ -3,7 +3,9 @@ order: the task-specific baselines (KB QA, SVD, IR), the models trained on each 
 embeddings, MemN2N), then one joint model of each kind trained on every task at once.
 
 Each is ``fit(task, work_dir, settings) -> Ranker`` on a :class:`MovieTask`: the corpus read once and the tasks to
-train on (one, or every learned task for the joint models); ``settings.epochs`` replaces each model's own epochs. A
+train on (one, or every learned task for the joint models); ``settings.epochs`` replaces each model's own epochs.
+With ``MovieTask.streamed`` the MemN2N and supervised embeddings rows train with the pipeline's streamed trainer
+(:mod:`models.movie.streamed_fit`), the one that fits the paper's scale; the LSTM has only its own. A
 fit reads ``train`` and ``dev`` only, and what it chooses (one or two dictionaries, IR's input) it chooses on
 ``dev`` and says in its note. The learned models rank over every candidate they know (the entities, and task 4's
 replies) and give their whole order, so that a split is ranked among its own candidates (:func:`ranked_among`).
@@ -23,6 +25,8 @@ from models.movie.examples import MovieData, MovieExample
 from models.movie.lstm import LstmConfig, MovieLstm
 from models.movie.neural import MovieRanker
 from models.movie.paper import PAPER_K
+from models.movie.streamed import STREAMED_EMBEDDINGS, StreamedConfig
+from models.movie.streamed_fit import fit_streamed
 from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig
 
 PAPER = "movie"
@@ -49,6 +53,7 @@ class MovieTask:
 
     data: MovieData
     tasks: tuple[int, ...]
+    streamed: bool = False  # the MemN2N and embeddings rows by the streamed trainer
 
     def examples(self, split: str) -> list[MovieExample]:
         """The split's examples of every task, task by task."""
@@ -103,6 +108,16 @@ def _learned_task(task: MovieTask) -> int:
     return number
 
 
+def _streamed(task: MovieTask, config: StreamedConfig, work_dir: Path, settings: Settings, name: str) -> Fitted:
+    """``task`` trained by the streamed trainer with ``config`` (its epochs replaced by ``settings.epochs``)."""
+    config = replace(config, epochs=settings.epochs or config.epochs, seed=settings.seed)
+    ranker, summary = fit_streamed(task.data, task.tasks, config, work_dir)
+    return Fitted(ranker, f"{name}, streamed trainer ({config.hops} hop(s), {config.dictionaries} dictionaries, "
+                          f"batches of {config.batch_size}, softmax over the batch's answers and {config.sampled} "
+                          f"sampled entities): best epoch {summary['best_epoch']}/{config.epochs}, dev hits@k "
+                          f"{summary['dev_hits']}, training {summary['train_seconds']} s", summary)
+
+
 @register("movie_qa", PAPER, "QA system")
 def qa(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
     """Task 1 answered from the KB: the relation each question pattern asks for, learned on train."""
@@ -152,6 +167,9 @@ def lstm(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
 def embeddings(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
     """One task on its own, with one dictionary or two, whichever has the better hits@k on dev."""
     number = _learned_task(task)
+    if task.streamed:  # two dictionaries, as the pipeline's: choosing on dev would train twice at the paper's scale
+        return _streamed(task, STREAMED_EMBEDDINGS, work_dir, settings,
+                         f"Supervised embeddings task {number} (two dictionaries)")
     k = PAPER_K[number]
     fitted = {}
     for shared in (True, False):
@@ -173,6 +191,10 @@ def memn2n(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
     if task.data.corpus.kb is None:
         raise NotApplicable("MemN2N's long-term memory is the KB")
     # appendix B: 1 hop, 2-3 for task 3
+    if task.streamed:
+        return _streamed(task, replace(StreamedConfig(), hops=2 if number == 3 else 1,
+                                       dictionaries=MEMN2N_CONFIG.dictionaries), work_dir, settings,
+                         f"MemN2N task {number}")
     config = replace(MEMN2N_CONFIG, hops=2 if number == 3 else 1, epochs=settings.epochs or MEMN2N_CONFIG.epochs)
     model = MovieRanker.fit(task.data.entities, task.examples("train"), task.examples("dev"), config, work_dir,
                             top_k=PAPER_K[number], triples=task.data.triples, sentences=task.sentences())
@@ -180,7 +202,7 @@ def memn2n(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
                          f"{config.epochs}, memory {model.summary['memory_size']}", model.summary)
 
 
-def _joint(default: TrainConfig, name: str) -> Callable[[MovieTask, Path, Settings], Fitted]:
+def _joint(default: TrainConfig, streamed: StreamedConfig, name: str) -> Callable[[MovieTask, Path, Settings], Fitted]:
     """One model trained on every task of ``task`` together (the joint task), to be scored per task."""
 
     def fit(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
@@ -189,6 +211,9 @@ def _joint(default: TrainConfig, name: str) -> Callable[[MovieTask, Path, Settin
             raise NotApplicable("the joint models train on tasks with train, dev and test files")
         if default.model == "memn2n" and data.corpus.kb is None:
             raise NotApplicable("MemN2N's long-term memory is the KB")
+        if task.streamed:
+            return _streamed(task, streamed, work_dir, settings,
+                             f"{name}: one model on tasks {', '.join(map(str, task.tasks))}")
         config = replace(default, epochs=settings.epochs or default.epochs)
         model = MovieRanker.fit(data.entities, task.examples("train"), task.examples("dev"), config, work_dir,
                                 top_k=max(PAPER_K[t] for t in task.tasks), triples=data.triples,
@@ -200,9 +225,10 @@ def _joint(default: TrainConfig, name: str) -> Callable[[MovieTask, Path, Settin
 
 
 register("movie_joint_embeddings", PAPER, "Joint supervised embeddings")(
-    _joint(JOINT_EMBEDDINGS_CONFIG, "Joint supervised embeddings (two dictionaries)"))
+    _joint(JOINT_EMBEDDINGS_CONFIG, STREAMED_EMBEDDINGS, "Joint supervised embeddings (two dictionaries)"))
 register("movie_joint_memn2n", PAPER, "Joint MemN2N")(
-    _joint(JOINT_MEMN2N_CONFIG, "Joint MemN2N (2 hops; input, memory and output dictionaries, appendix A)"))
+    _joint(JOINT_MEMN2N_CONFIG, StreamedConfig(),
+           "Joint MemN2N (2 hops; input, memory and output dictionaries, appendix A)"))
 
 # The methods that train once on every learned task rather than on each task alone.
 JOINT = ("movie_joint_embeddings", "movie_joint_memn2n")

@@ -18,13 +18,15 @@ training reply is in none of them: its ``answer_index`` is -1 and the Trainer sc
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import tensorflow as tf
 
+from data.movie.reader import iter_dialogs
 from models.examples import BOT, USER
-from models.movie.examples import MovieExample
+from models.movie.examples import MovieExample, dialog_examples
 from models.movie.graph_text import GraphEntityText
 from models.tf_examples import LABEL_KEY, NO_CHALLENGE, NOT_A_CANDIDATE
 
@@ -34,6 +36,7 @@ ENTITIES = "entities"
 # Feature of the parsed text of each text feature.
 PARSED = {"memory": "memory_tokens", "query": "query_tokens", ANSWERS: "answers_tokens"}
 PARSE_CHUNK = 4096  # texts parsed per call
+CHUNK = 1000  # exchanges of a task file turned into tf.Examples together
 
 
 @dataclass(frozen=True)
@@ -128,3 +131,30 @@ def movie_tf_example(example: MovieExample, candidates: MovieCandidates,
     feature[ANSWER_INDICES].int64_list.value.extend(found)
     feature[CANDIDATE_RANGE].int64_list.value.extend(span)
     return out
+
+
+def task_file_records(lines: Iterable[str], path: str | Path, task: int, split: str, entities: Sequence[str],
+                      candidates: MovieCandidates) -> Iterator[bytes]:
+    """The serialised tf.Examples of one task file's ``lines`` (``path`` names it in errors), a chunk of exchanges
+    at a time: a paper-scale training file is never held whole."""
+    indices, parser = candidates.indices(), Parser(entities)
+    chunk: list[MovieExample] = []
+    for index, dialog in enumerate(iter_dialogs(lines, path, entities)):
+        chunk += dialog_examples(dialog, task, split, index)
+        if len(chunk) >= CHUNK:
+            yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
+            chunk = []
+    yield from (e.SerializeToString() for e in movie_tf_examples(chunk, candidates, indices, parser))
+
+
+def write_tfrecords(target: str, records: Iterable[bytes]) -> int:
+    """``records`` as one gzipped TFRecord file at ``target`` (any TensorFlow file system), written under a temporary
+    name and renamed, so no reader sees half a file and a job run twice writes it once. Returns the record count."""
+    staging = f"{target}.tmp"
+    count = 0
+    with tf.io.TFRecordWriter(staging, options="GZIP") as writer:
+        for record in records:
+            writer.write(record)
+            count += 1
+    tf.io.gfile.rename(staging, target, overwrite=True)
+    return count

@@ -41,9 +41,10 @@ def table10(ranker: DiscussionIr, data: MovieData) -> str:
 
 
 def run_method(method: Registered, data: MovieData, work: Path, settings: Settings,
-               columns: Sequence[int] = ()) -> Row:
+               columns: Sequence[int] = (), streamed: bool = False) -> Row:
     """``method``'s row: fitted on each task (or, joint, once on every learned task) and scored on each test set;
-    ``columns`` narrows both to those tasks (a joint model then trains on the learned ones among them)."""
+    ``columns`` narrows both to those tasks (a joint model then trains on the learned ones among them);
+    ``streamed``: the MemN2N and embeddings rows by the pipeline's streamed trainer."""
     started = time.perf_counter()
     wanted = [t for t in TASK_TITLES if t in data.corpus.tasks and (not columns or t in columns)]
     if method.name in JOINT:
@@ -53,7 +54,7 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
     values, notes = {}, []
     for tasks in task_sets:
         try:
-            fitted = method.fit(MovieTask(data, tasks), work / "-".join(map(str, tasks)), settings)
+            fitted = method.fit(MovieTask(data, tasks, streamed), work / "-".join(map(str, tasks)), settings)
         except NotApplicable:
             continue
         note = note_of(fitted)
@@ -70,11 +71,12 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
 
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print,
-                        epochs: int | None = None, methods: Sequence[str] = (), tasks: Sequence[int] = ()
-                        ) -> list[Row]:
+                        epochs: int | None = None, methods: Sequence[str] = (), tasks: Sequence[int] = (),
+                        streamed: bool = False) -> list[Row]:
     """The methods of Table 6 on the corpus (``methods``: those registered names, in the table's order; default
     every row, the others marked not run; ``tasks``: those columns, default every task of the corpus); ``epochs``
-    overrides each learning model's own."""
+    overrides each learning model's own; ``streamed`` trains the MemN2N and embeddings rows with the streamed
+    trainer."""
     absent = sorted(set(tasks) - set(corpus.tasks))
     if absent:
         raise FileNotFoundError(f"{corpus.root} has no files of task {', '.join(map(str, absent))} (found tasks "
@@ -86,24 +88,37 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
         if methods and method.name not in methods:
             continue
         with tempfile.TemporaryDirectory(prefix=f"{method.name}-") as work:
-            rows.append(run_method(method, data, Path(work), settings, tasks))
+            rows.append(run_method(method, data, Path(work), settings, tasks, streamed))
         progress(f"{rows[-1].method}: {rows[-1].values} in {rows[-1].seconds:.1f} s")
     write_table6(out, rows, tasks)
     return rows
 
 
+def is_movie_corpus(data: str | Path) -> bool:
+    """Whether ``data`` is in the Movie Dialog layout (and not in dialog-bAbI's, which comes first)."""
+    if discover(data):
+        return False
+    try:
+        discover_movie_corpus(data)
+    except ValueError:
+        return False
+    return True
+
+
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
               progress: Callable[[str], None] = print, methods: Sequence[str] = (),
-              tasks: Sequence[int] = ()) -> list[Path]:
+              tasks: Sequence[int] = (), streamed: bool = False) -> list[Path]:
     """Table 6 when ``data`` is in the Movie Dialog layout rather than dialog-bAbI's; the file written (none for a
     dialog-bAbI corpus). ``epochs`` overrides each learning model's own; ``methods`` picks rows and ``tasks``
-    columns (a paper-scale table is run a few cells at a time); a directory in neither layout, or a task it lacks,
-    is a :class:`FileNotFoundError` saying what is missing."""
+    columns (a paper-scale table is run a few cells at a time); ``streamed`` trains the MemN2N and embeddings rows
+    with the pipeline's streamed trainer, the one that fits the paper's scale. A directory in neither layout, or a
+    task it lacks, is a :class:`FileNotFoundError` saying what is missing."""
     if discover(data):
         return []
     try:
         corpus = discover_movie_corpus(data)
     except ValueError as error:
         raise FileNotFoundError(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
-    run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods, tasks=tasks)
+    run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods, tasks=tasks,
+                        streamed=streamed)
     return [Path(out)]

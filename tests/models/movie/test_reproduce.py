@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from models.methods import names
+from models.methods import Settings, get, names
+from models.movie.methods import MovieTask, hits
 from models.movie.paper import PAPER_TABLE6
 from models.movie.reproduce import benchmark
 
@@ -52,3 +53,16 @@ def test_tasks_pick_the_columns_and_the_others_say_not_run(movies, tmp_path) -> 
 def test_a_directory_in_neither_layout_is_refused(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="neither the dialog-bAbI nor the Movie Dialog layout"):
         benchmark(tmp_path, tmp_path / "table6.md")
+
+
+def test_a_streamed_row_ranks_through_its_saved_model_as_its_trainer_chose(data, tmp_path) -> None:
+    """The streamed trainer from the corpus files: its SavedModel, ranking the dev examples (QA among the entities,
+    the discussion among dev's candidate file), gives the dev hits@k its trainer chose the epoch on (in the graph,
+    from the tf.Examples it wrote): records, export and ranking agree."""
+    fitted = get("movie_joint_memn2n", "movie").fit(MovieTask(data, (1, 4), streamed=True), tmp_path,
+                                                    Settings(epochs=1))
+    assert "one model on tasks 1, 4, streamed trainer (2 hop(s), 3 dictionaries" in fitted.note
+    chosen = fitted.summary["dev_hits"]
+    assert sorted(chosen) == ["movie-qa", "movie-reddit"]
+    assert hits(fitted, data, 1, "dev")[0] == pytest.approx(chosen["movie-qa"], abs=0.01)
+    assert hits(fitted, data, 4, "dev")[0] == pytest.approx(chosen["movie-reddit"], abs=0.01)

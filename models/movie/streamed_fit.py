@@ -1,0 +1,85 @@
+"""Table 6's learned rows trained by the pipeline's streamed trainer (:mod:`models.movie.streamed`), from a corpus.
+
+Table 6's own trainers (:mod:`models.movie.neural`) hold a task's training split in lists and score every entity at
+every step: at the paper's scale that is about 2 ms an example, and only the QA column fits in a session. The
+streamed trainer (one example per exchange, a sampled softmax, batches of 512, row-wise Adam) is the one the
+pipeline's Trainer runs. Here it trains from the corpus files themselves: each task file of ``train`` and ``dev`` is
+written once as gzipped tf.Examples under the work directory, as MovieExampleGen writes them, a chunk of dialogs at
+a time, so memory does not grow with the corpus. What is fitted is the exported SavedModel, and a split is ranked
+through its ``serving_examples`` signature (each example among its split's candidates): what serving would answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import tensorflow as tf
+
+from data.movie.reader import MovieCorpus
+from models.movie.examples import MovieData, MovieExample
+from models.movie.records import MovieCandidates, Parser, movie_tf_examples, task_file_records, write_tfrecords
+from models.movie.streamed import StreamedConfig, train_streamed
+
+RANK_BATCH = 512  # examples ranked per call of the SavedModel
+
+
+class StreamedRanker:
+    """A streamed model's SavedModel ranking Movie Dialog examples: each example among its own candidates (the
+    entities, or its split's task-4 candidate file), as the Evaluator and serving rank them."""
+
+    def __init__(self, model_dir: str | Path, entities: Sequence[str], candidates: MovieCandidates) -> None:
+        self._loaded = tf.saved_model.load(str(model_dir))
+        self._serve = self._loaded.signatures["serving_examples"]
+        self.entities, self.candidates = list(entities), candidates
+
+    def rank(self, examples: Sequence[MovieExample], k: int = 10) -> list[list[str]]:
+        indices, parser = self.candidates.indices(), Parser(self.entities)
+        ranked: list[list[str]] = []
+        for start in range(0, len(examples), RANK_BATCH):
+            batch = movie_tf_examples(examples[start:start + RANK_BATCH], self.candidates, indices, parser)
+            responses = self._serve(examples=tf.constant([e.SerializeToString() for e in batch]))["responses"]
+            ranked += [[r.decode() for r in row[:k]] for row in responses.numpy()]
+        return ranked
+
+
+@contextmanager
+def _lines(corpus: MovieCorpus, path: str | Path) -> Iterator[Any]:
+    """A task file's lines, from the local disk or the corpus' file system."""
+    handle = open(path, encoding="utf-8") if corpus.fs is None else corpus.fs.open(str(path), "r")
+    with handle:
+        yield handle
+
+
+def candidate_set(data: MovieData) -> MovieCandidates:
+    """What the model scores: the entities, then task 4's candidate files (as MovieExampleGen's)."""
+    return MovieCandidates.of(data.entities, {split: data.candidates(split) for split in data.corpus.candidates})
+
+
+def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: MovieCandidates,
+                out: Path) -> list[str]:
+    """Each task's ``split`` file as gzipped tf.Examples in ``out`` (one file per task); the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for task in tasks:
+        path = data.corpus.tasks[task][split]
+        target = str(out / f"task{task}.gz")
+        with _lines(data.corpus, path) as lines:
+            write_tfrecords(target, task_file_records(lines, path, task, split, data.entities, candidates))
+        written.append(target)
+    return written
+
+
+def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig,
+                 work_dir: Path) -> tuple[StreamedRanker, dict[str, Any]]:
+    """Train on ``tasks``' training files, keep the epoch best on their dev files, export under ``work_dir``;
+    the ranker and the training summary."""
+    candidates = candidate_set(data)
+    train = write_split(data, tasks, "train", candidates, work_dir / "records" / "train")
+    dev = write_split(data, tasks, "dev", candidates, work_dir / "records" / "dev")
+    triples = [(t.subject, t.relation, t.value) for t in data.triples]
+    model_dir = work_dir / "model"
+    summary = train_streamed(data.entities, triples, candidates, train, dev, config, out=str(model_dir))
+    return StreamedRanker(model_dir, data.entities, candidates), summary
