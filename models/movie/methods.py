@@ -26,7 +26,7 @@ from models.movie.lstm import LstmConfig, MovieLstm
 from models.movie.neural import MovieRanker
 from models.movie.paper import PAPER_K
 from models.movie.streamed import STREAMED_EMBEDDINGS, StreamedConfig
-from models.movie.streamed_fit import fit_streamed
+from models.movie.streamed_fit import RECORDS, fit_streamed
 from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig
 
 PAPER = "movie"
@@ -111,7 +111,7 @@ def _learned_task(task: MovieTask) -> int:
 def _streamed(task: MovieTask, config: StreamedConfig, work_dir: Path, settings: Settings, name: str) -> Fitted:
     """``task`` trained by the streamed trainer with ``config`` (its epochs replaced by ``settings.epochs``)."""
     config = replace(config, epochs=settings.epochs or config.epochs, seed=settings.seed)
-    ranker, summary = fit_streamed(task.data, task.tasks, config, work_dir)
+    ranker, summary = fit_streamed(task.data, task.tasks, config, work_dir, settings.memo.get(RECORDS))
     return Fitted(ranker, f"{name}, streamed trainer ({config.hops} hop(s), {config.dictionaries} dictionaries, "
                           f"batches of {config.batch_size}, softmax over the batch's answers and {config.sampled} "
                           f"sampled entities): best epoch {summary['best_epoch']}/{config.epochs}, dev hits@k "

@@ -24,6 +24,8 @@ from models.movie.records import MovieCandidates, Parser, movie_tf_examples, tas
 from models.movie.streamed import StreamedConfig, train_streamed
 
 RANK_BATCH = 512  # examples ranked per call of the SavedModel
+# Key of ``Settings.memo`` naming a directory where a table's methods share the task files written as tf.Examples.
+RECORDS = "movie_records"
 
 
 class StreamedRanker:
@@ -60,25 +62,29 @@ def candidate_set(data: MovieData) -> MovieCandidates:
 
 def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: MovieCandidates,
                 out: Path) -> list[str]:
-    """Each task's ``split`` file as gzipped tf.Examples in ``out`` (one file per task); the files written."""
+    """Each task's ``split`` file as gzipped tf.Examples in ``out`` (one file per task, kept when there already: a
+    file is renamed into place once whole); the files."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for task in tasks:
         path = data.corpus.tasks[task][split]
-        target = str(out / f"task{task}.gz")
-        with _lines(data.corpus, path) as lines:
-            write_tfrecords(target, task_file_records(lines, path, task, split, data.entities, candidates))
-        written.append(target)
+        target = out / f"{split}-task{task}.gz"
+        if not target.exists():
+            with _lines(data.corpus, path) as lines:
+                write_tfrecords(str(target), task_file_records(lines, path, task, split, data.entities, candidates))
+        written.append(str(target))
     return written
 
 
-def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig,
-                 work_dir: Path) -> tuple[StreamedRanker, dict[str, Any]]:
+def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig, work_dir: Path,
+                 records: Path | None = None) -> tuple[StreamedRanker, dict[str, Any]]:
     """Train on ``tasks``' training files, keep the epoch best on their dev files, export under ``work_dir``;
-    the ranker and the training summary."""
+    the ranker and the training summary. The files are written as tf.Examples in ``records`` (default under
+    ``work_dir``), where another fit of the same corpus finds them."""
     candidates = candidate_set(data)
-    train = write_split(data, tasks, "train", candidates, work_dir / "records" / "train")
-    dev = write_split(data, tasks, "dev", candidates, work_dir / "records" / "dev")
+    records = records or work_dir / "records"
+    train = write_split(data, tasks, "train", candidates, records)
+    dev = write_split(data, tasks, "dev", candidates, records)
     triples = [(t.subject, t.relation, t.value) for t in data.triples]
     model_dir = work_dir / "model"
     summary = train_streamed(data.entities, triples, candidates, train, dev, config, out=str(model_dir))
