@@ -165,9 +165,10 @@ def lstm(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
 
 @register("movie_embeddings", PAPER, "Supervised embeddings")
 def embeddings(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
-    """One task on its own, with one dictionary or two, whichever has the better hits@k on dev."""
+    """One task on its own, with one dictionary or two, whichever has the better hits@k on dev (streamed: two, as
+    the pipeline's; choosing on dev would train twice at the paper's scale)."""
     number = _learned_task(task)
-    if task.streamed:  # two dictionaries, as the pipeline's: choosing on dev would train twice at the paper's scale
+    if task.streamed:
         return _streamed(task, STREAMED_EMBEDDINGS, work_dir, settings,
                          f"Supervised embeddings task {number} (two dictionaries)")
     k = PAPER_K[number]
