@@ -8,7 +8,8 @@ With ``MovieTask.streamed`` the MemN2N and supervised embeddings rows train with
 (:mod:`models.movie.streamed_fit`), the one that fits the paper's scale; the LSTM has only its own. A
 fit reads ``train`` and ``dev`` only, and what it chooses (one or two dictionaries, IR's input) it chooses on
 ``dev`` and says in its note. The learned models rank over every candidate they know (the entities, and task 4's
-replies) and give their whole order, so that a split is ranked among its own candidates (:func:`ranked_among`).
+replies) and give their whole order, so that a split is ranked among its own candidates (:func:`ranked_among`);
+the streamed ones rank each example among its own candidates inside their SavedModel.
 """
 
 from __future__ import annotations

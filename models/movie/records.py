@@ -18,6 +18,7 @@ training reply is in none of them: its ``answer_index`` is -1 and the Trainer sc
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,12 +150,18 @@ def task_file_records(lines: Iterable[str], path: str | Path, task: int, split: 
 
 def write_tfrecords(target: str, records: Iterable[bytes]) -> int:
     """``records`` as one gzipped TFRecord file at ``target`` (any TensorFlow file system), written under a temporary
-    name and renamed, so no reader sees half a file and a job run twice writes it once. Returns the record count."""
-    staging = f"{target}.tmp"
+    name of its own and renamed, so no reader sees half a file, and two attempts of one job (a retried Beam bundle)
+    never write into the same file: the last renamed wins whole. Returns the record count."""
+    staging = f"{target}.tmp-{uuid.uuid4().hex}"
     count = 0
-    with tf.io.TFRecordWriter(staging, options="GZIP") as writer:
-        for record in records:
-            writer.write(record)
-            count += 1
-    tf.io.gfile.rename(staging, target, overwrite=True)
+    try:
+        with tf.io.TFRecordWriter(staging, options="GZIP") as writer:
+            for record in records:
+                writer.write(record)
+                count += 1
+        tf.io.gfile.rename(staging, target, overwrite=True)
+    except BaseException:
+        if tf.io.gfile.exists(staging):
+            tf.io.gfile.remove(staging)
+        raise
     return count

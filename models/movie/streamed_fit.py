@@ -4,9 +4,10 @@ Table 6's own trainers (:mod:`models.movie.neural`) hold a task's training split
 every step: at the paper's scale that is about 2 ms an example, and only the QA column fits in a session. The
 streamed trainer (one example per exchange, a sampled softmax, batches of 512, row-wise Adam) is the one the
 pipeline's Trainer runs. Here it trains from the corpus files themselves: each task file of ``train`` and ``dev`` is
-written once as gzipped tf.Examples under the work directory, as MovieExampleGen writes them, a chunk of dialogs at
-a time, so memory does not grow with the corpus. What is fitted is the exported SavedModel, and a split is ranked
-through its ``serving_examples`` signature (each example among its split's candidates): what serving would answer.
+written once as gzipped tf.Examples, as MovieExampleGen writes them, a thousand exchanges at a time, so memory does
+not grow with the corpus (under the work directory, or in the directory a table's methods share:
+:data:`RECORDS`). What is fitted is the exported SavedModel, and a split is ranked through its ``serving_examples``
+signature (each example among its split's candidates): what serving would answer.
 """
 
 from __future__ import annotations
@@ -38,12 +39,20 @@ class StreamedRanker:
         self.entities, self.candidates = list(entities), candidates
 
     def rank(self, examples: Sequence[MovieExample], k: int = 10) -> list[list[str]]:
+        """The first ``k`` of each example's candidates, best first; a range shorter than the SavedModel's top k is
+        padded there with candidates outside it, which are dropped here."""
         indices, parser = self.candidates.indices(), Parser(self.entities)
         ranked: list[list[str]] = []
         for start in range(0, len(examples), RANK_BATCH):
-            batch = movie_tf_examples(examples[start:start + RANK_BATCH], self.candidates, indices, parser)
-            responses = self._serve(examples=tf.constant([e.SerializeToString() for e in batch]))["responses"]
-            ranked += [[r.decode() for r in row[:k]] for row in responses.numpy()]
+            chunk = examples[start:start + RANK_BATCH]
+            batch = movie_tf_examples(chunk, self.candidates, indices, parser)
+            out = self._serve(examples=tf.constant([e.SerializeToString() for e in batch]))
+            for example, found, texts in zip(chunk, out["indices"].numpy(), out["responses"].numpy(), strict=True):
+                low, high = self.candidates.range_of(example.task, example.split)
+                if k > len(found) and len(found) < (high - low or len(self.candidates.texts)):
+                    raise ValueError(f"hits@{k} asked of a model exported with the top {len(found)} candidates")
+                inside = [t.decode() for i, t in zip(found, texts, strict=True) if low == high or low <= i < high]
+                ranked.append(inside[:k])
         return ranked
 
 
@@ -81,6 +90,9 @@ def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig, 
     """Train on ``tasks``' training files, keep the epoch best on their dev files, export under ``work_dir``;
     the ranker and the training summary. The files are written as tf.Examples in ``records`` (default under
     ``work_dir``), where another fit of the same corpus finds them."""
+    if data.corpus.entities is None:
+        raise FileNotFoundError(f"{data.corpus.root}: the streamed trainer ranks the entities of entities.txt, and "
+                                "the corpus has none")
     candidates = candidate_set(data)
     records = records or work_dir / "records"
     train = write_split(data, tasks, "train", candidates, records)

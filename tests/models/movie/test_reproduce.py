@@ -63,6 +63,6 @@ def test_a_streamed_row_ranks_through_its_saved_model_as_its_trainer_chose(data,
                                                     Settings(epochs=1))
     assert "one model on tasks 1, 4, streamed trainer (2 hop(s), 3 dictionaries" in fitted.note
     chosen = fitted.summary["dev_hits"]
-    assert sorted(chosen) == ["movie-qa", "movie-reddit"]
+    assert sorted(chosen) == ["movie-qa", "movie-reddit"] and max(chosen.values()) > 0
     assert hits(fitted, data, 1, "dev")[0] == pytest.approx(chosen["movie-qa"], abs=0.01)
     assert hits(fitted, data, 4, "dev")[0] == pytest.approx(chosen["movie-reddit"], abs=0.01)

@@ -1,0 +1,68 @@
+"""Table 6's streamed rows: how the benchmark hands them the streamed trainer and one records directory, the task
+files written once per table, and a SavedModel's ranking kept to each example's own candidates."""
+
+from __future__ import annotations
+
+import pytest
+import tensorflow as tf
+
+from models.movie import methods as movie_methods
+from models.movie import streamed_fit
+from models.movie.examples import MovieExample
+from models.movie.records import MovieCandidates
+from models.movie.reproduce import benchmark
+from models.movie.streamed_fit import StreamedRanker, candidate_set, write_split
+
+
+class FirstEntity:
+    def rank(self, examples, k=10):
+        return [["nothing"] for _ in examples]
+
+
+def test_the_streamed_rows_get_the_streamed_trainer_and_share_one_records_directory(movies, tmp_path,
+                                                                                    monkeypatch) -> None:
+    corpus, _, _ = movies
+    calls = []
+
+    def fake_fit(data, tasks, config, work_dir, records):
+        calls.append((tasks, config.hops, config.dictionaries, config.epochs, work_dir, records))
+        return FirstEntity(), {"best_epoch": 1, "dev_hits": {}, "train_seconds": 0.0}
+
+    monkeypatch.setattr(movie_methods, "fit_streamed", fake_fit)
+    out = tmp_path / "table6.md"
+    benchmark(corpus.root, out, epochs=2, progress=lambda _: None, tasks=(1, 4), streamed=True,
+              methods=["movie_embeddings", "movie_memn2n", "movie_joint_memn2n"])
+    assert [c[:4] for c in calls] == [((1,), 0, 2, 2), ((4,), 0, 2, 2), ((1,), 1, 2, 2), ((4,), 1, 2, 2),
+                                      ((1, 4), 2, 3, 2)]
+    shared = {c[5] for c in calls}
+    assert len(shared) == 1 and None not in shared  # one directory for the table, outside every work directory
+    assert all(not str(c[5]).startswith(str(c[4])) for c in calls)
+    text = out.read_text()
+    assert text.count("streamed trainer (") == 5 and "Joint MemN2N (2 hops" in text
+
+
+def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monkeypatch) -> None:
+    written = []
+    real = streamed_fit.write_tfrecords
+    monkeypatch.setattr(streamed_fit, "write_tfrecords", lambda target, records: written.append(target) or
+                        real(target, records))
+    candidates = candidate_set(data)
+    first = write_split(data, (1, 4), "dev", candidates, tmp_path)
+    assert write_split(data, (1, 4), "dev", candidates, tmp_path) == first
+    assert written == first and [p.name for p in sorted(tmp_path.iterdir())] == ["dev-task1.gz", "dev-task4.gz"]
+
+
+def test_a_ranking_keeps_each_example_among_its_own_candidates() -> None:
+    """A task-4 dev range of two candidates: the SavedModel's top 3 pads it with an entity, which is dropped; a
+    k beyond what was exported is an error, not a silently shorter list."""
+    candidates = MovieCandidates.of(["a", "b", "c", "d", "e"], {"dev": ["x", "y"]})
+    ranker = StreamedRanker.__new__(StreamedRanker)
+    ranker.entities, ranker.candidates = ["a", "b", "c", "d", "e"], candidates
+    ranker._serve = lambda examples: {"indices": tf.constant([[6, 0, 5]] * len(examples.numpy())),
+                                      "responses": tf.constant([[b"y", b"a", b"x"]] * len(examples.numpy()))}
+    reddit = MovieExample(4, "dev", 0, 1, (), "a query", ("x",))
+    assert ranker.rank([reddit], k=10) == [["y", "x"]]
+    qa = MovieExample(1, "dev", 0, 1, (), "a question", ("a",))
+    assert ranker.rank([qa], k=3) == [["a"]]  # the entities' range: both task-4 replies dropped
+    with pytest.raises(ValueError, match="hits@10 asked of a model exported with the top 3"):
+        ranker.rank([qa], k=10)
