@@ -30,10 +30,10 @@ def prepare(corpus_dir: str, examples_dir: str, scale: str) -> None:
     """Generate the corpus and write its train and dev exchanges as the ExampleGen does."""
     import tensorflow as tf
 
-    from components.movie_example_gen import _corpus, movie_candidates, write_movie_resources
+    from components.movie_example_gen import _corpus, write_movie_resources
     from data.movie.tasks import MoviePlan, generate
     from models.movie.examples import MovieData
-    from models.movie.records import Parser, movie_tf_examples
+    from models.movie.records import Parser, movie_candidates, movie_tf_examples
 
     generate(MoviePlan(seed=3, scale=scale), corpus_dir)
     corpus = _corpus(corpus_dir)

@@ -28,11 +28,10 @@ from data.atomic import write_text_atomic
 from data.movie.reader import (
     MovieCorpus,
     discover_movie_corpus,
-    read_candidates,
     read_kb,
 )
 from models.gfile import GFILE
-from models.movie.records import MovieCandidates, task_file_records, write_tfrecords
+from models.movie.records import movie_candidates, task_file_records, write_tfrecords
 
 # TFX split -> the Movie Dialog split of its files.
 MOVIE_SPLITS: dict[str, str] = {"train": "train", "eval": "dev", "test": "test"}
@@ -54,13 +53,6 @@ def _corpus(input_base: str) -> MovieCorpus:
         raise FileNotFoundError(f"{input_base}: a Movie Dialog corpus needs entities.txt and movie_kb.txt (the "
                                 "candidates of tasks 1-3 and the long-term memory)")
     return corpus
-
-
-def movie_candidates(corpus: MovieCorpus, entities: list[str] | None = None) -> MovieCandidates:
-    """The entities (``entities``, when the caller has read them already), then the task-4 candidate files."""
-    entities = corpus.entity_list() if entities is None else entities
-    return MovieCandidates.of(entities, {split: read_candidates(path, corpus.fs)
-                                         for split, path in corpus.candidates.items()})
 
 
 def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int]:

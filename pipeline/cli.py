@@ -609,6 +609,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
     OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
     from data.atomic import one_writer_of
+    from data.movie.reader import is_movie_corpus
     from models import methods as registry
     from models.babi import reproduce as babi
     from models.banking import reproduce as banking
@@ -618,7 +619,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
         raise click.BadParameter(f"{out} would be both the Markdown table and the CSV beside it; name the "
                                  "Markdown file (e.g. results.md)", param_hint="--out")
     _check_tasks(data, tasks)
-    if streamed and not movie.is_movie_corpus(data):
+    if streamed and not is_movie_corpus(data):
         raise click.BadParameter(f"{data} is not a Movie Dialog corpus: only Table 6 has a streamed trainer",
                                  param_hint="--streamed")
     named = [m.strip() for m in methods.split(",") if m.strip()]

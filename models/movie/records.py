@@ -25,7 +25,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from data.movie.reader import iter_dialogs
+from data.movie.reader import MovieCorpus, iter_dialogs, read_candidates
 from models.examples import BOT, USER
 from models.movie.examples import MovieExample, dialog_examples
 from models.movie.graph_text import GraphEntityText
@@ -76,6 +76,14 @@ class MovieCandidates:
     @classmethod
     def from_json(cls, raw: dict) -> MovieCandidates:
         return cls(tuple(raw["texts"]), {k: (int(v[0]), int(v[1])) for k, v in raw["ranges"].items()})
+
+
+def movie_candidates(corpus: MovieCorpus, entities: Sequence[str] | None = None) -> MovieCandidates:
+    """The entities (``entities``, when the caller has read them already), then the task-4 candidate files: what
+    MovieExampleGen's examples index and the Trainer scores."""
+    entities = corpus.entity_list() if entities is None else list(entities)
+    return MovieCandidates.of(entities, {split: read_candidates(path, corpus.fs)
+                                         for split, path in corpus.candidates.items()})
 
 
 def history_speakers(history: Sequence[str]) -> list[str]:

@@ -97,17 +97,6 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
     return rows
 
 
-def is_movie_corpus(data: str | Path) -> bool:
-    """Whether ``data`` is in the Movie Dialog layout (and not in dialog-bAbI's, which comes first)."""
-    if discover(data):
-        return False
-    try:
-        discover_movie_corpus(data)
-    except ValueError:
-        return False
-    return True
-
-
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
               progress: Callable[[str], None] = print, methods: Sequence[str] = (),
               tasks: Sequence[int] = (), streamed: bool = False) -> list[Path]:

@@ -21,7 +21,14 @@ import tensorflow as tf
 
 from data.movie.reader import MovieCorpus
 from models.movie.examples import MovieData, MovieExample
-from models.movie.records import MovieCandidates, Parser, movie_tf_examples, task_file_records, write_tfrecords
+from models.movie.records import (
+    MovieCandidates,
+    Parser,
+    movie_candidates,
+    movie_tf_examples,
+    task_file_records,
+    write_tfrecords,
+)
 from models.movie.streamed import StreamedConfig, train_streamed
 
 RANK_BATCH = 512  # examples ranked per call of the SavedModel
@@ -37,15 +44,15 @@ class StreamedRanker:
         self._loaded = tf.saved_model.load(str(model_dir))
         self._serve = self._loaded.signatures["serving_examples"]
         self.entities, self.candidates = list(entities), candidates
+        self._indices, self._parser = candidates.indices(), Parser(self.entities)  # once, not per ranking
 
     def rank(self, examples: Sequence[MovieExample], k: int = 10) -> list[list[str]]:
         """The first ``k`` of each example's candidates, best first; a range shorter than the SavedModel's top k is
         padded there with candidates outside it, which are dropped here."""
-        indices, parser = self.candidates.indices(), Parser(self.entities)
         ranked: list[list[str]] = []
         for start in range(0, len(examples), RANK_BATCH):
             chunk = examples[start:start + RANK_BATCH]
-            batch = movie_tf_examples(chunk, self.candidates, indices, parser)
+            batch = movie_tf_examples(chunk, self.candidates, self._indices, self._parser)
             out = self._serve(examples=tf.constant([e.SerializeToString() for e in batch]))
             for example, found, texts in zip(chunk, out["indices"].numpy(), out["responses"].numpy(), strict=True):
                 low, high = self.candidates.range_of(example.task, example.split)
@@ -62,11 +69,6 @@ def _lines(corpus: MovieCorpus, path: str | Path) -> Iterator[Any]:
     handle = open(path, encoding="utf-8") if corpus.fs is None else corpus.fs.open(str(path), "r")
     with handle:
         yield handle
-
-
-def candidate_set(data: MovieData) -> MovieCandidates:
-    """What the model scores: the entities, then task 4's candidate files (as MovieExampleGen's)."""
-    return MovieCandidates.of(data.entities, {split: data.candidates(split) for split in data.corpus.candidates})
 
 
 def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: MovieCandidates,
@@ -93,7 +95,7 @@ def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig, 
     if data.corpus.entities is None:
         raise FileNotFoundError(f"{data.corpus.root}: the streamed trainer ranks the entities of entities.txt, and "
                                 "the corpus has none")
-    candidates = candidate_set(data)
+    candidates = movie_candidates(data.corpus, data.entities)
     records = records or work_dir / "records"
     train = write_split(data, tasks, "train", candidates, records)
     dev = write_split(data, tasks, "dev", candidates, records)

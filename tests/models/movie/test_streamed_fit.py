@@ -9,9 +9,9 @@ import tensorflow as tf
 from models.movie import methods as movie_methods
 from models.movie import streamed_fit
 from models.movie.examples import MovieExample
-from models.movie.records import MovieCandidates
+from models.movie.records import MovieCandidates, Parser, movie_candidates
 from models.movie.reproduce import benchmark
-from models.movie.streamed_fit import StreamedRanker, candidate_set, write_split
+from models.movie.streamed_fit import StreamedRanker, write_split
 
 
 class FirstEntity:
@@ -46,7 +46,7 @@ def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monke
     real = streamed_fit.write_tfrecords
     monkeypatch.setattr(streamed_fit, "write_tfrecords", lambda target, records: written.append(target) or
                         real(target, records))
-    candidates = candidate_set(data)
+    candidates = movie_candidates(data.corpus, data.entities)
     first = write_split(data, (1, 4), "dev", candidates, tmp_path)
     assert write_split(data, (1, 4), "dev", candidates, tmp_path) == first
     assert written == first and [p.name for p in sorted(tmp_path.iterdir())] == ["dev-task1.gz", "dev-task4.gz"]
@@ -58,6 +58,7 @@ def test_a_ranking_keeps_each_example_among_its_own_candidates() -> None:
     candidates = MovieCandidates.of(["a", "b", "c", "d", "e"], {"dev": ["x", "y"]})
     ranker = StreamedRanker.__new__(StreamedRanker)
     ranker.entities, ranker.candidates = ["a", "b", "c", "d", "e"], candidates
+    ranker._indices, ranker._parser = candidates.indices(), Parser(ranker.entities)
     ranker._serve = lambda examples: {"indices": tf.constant([[6, 0, 5]] * len(examples.numpy())),
                                       "responses": tf.constant([[b"y", b"a", b"x"]] * len(examples.numpy()))}
     reddit = MovieExample(4, "dev", 0, 1, (), "a query", ("x",))
