@@ -15,6 +15,7 @@ from data.layout import discover
 from models.examples import TurnExample, pad_batch, split_examples
 from models.features import (
     PAD_ID,
+    TYPE_PREFIX,
     FeatureSpec,
     Featurizer,
     build_spec,
@@ -319,7 +320,14 @@ def test_words_no_training_example_holds_keep_a_zero_embedding(task1, spec: Feat
     learned = learned_words(spec, features, answers)
     assert all(learned[spec.word_id(w)] for w in tokenize(examples[5].query) + tokenize(examples[5].answer))
     assert not learned[0]
+    said = {int(i) for key in ("memory", "query") for i in features[key].ravel()} - {0}
+    answered = {spec.word_id(w) for i in answers for w in tokenize(spec.candidates[i])}
+    typed = {spec.word_id(TYPE_PREFIX + t) for t in spec.types}
+    assert set(np.flatnonzero(learned)) == said | answered | typed
     unseen = [i for i, w in enumerate(spec.vocabulary) if not learned[i]]
+    word, once = next(i for i in unseen if i != PAD_ID), {key: value.copy() for key, value in features.items()}
+    once["memory"][np.unravel_index(np.flatnonzero(once["memory"] == PAD_ID)[0], once["memory"].shape)] = word
+    assert learned_words(spec, once, answers)[word]  # a word said once is learned
     assert unseen  # the other candidates' restaurants, for one
     model = build_model(spec, MemN2NConfig(match_type=True, hops=1, embedding_dim=8, only_learned_words=True),
                         learned)
