@@ -7,10 +7,12 @@ SEED ?= 0
 
 .PHONY: setup run test lint benchmark tables clean
 
+# --no-compile: pip would byte-compile every module of the dependencies, most of which no run imports; those a
+# run imports are compiled on first import instead.
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Python 3.11 needed, found {sys.version}"'
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --ignore-requires-python -c constraints.txt -e '.[dev]'
+	$(VENV)/bin/pip install --quiet --no-compile --ignore-requires-python -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 setup: $(STAMP)
