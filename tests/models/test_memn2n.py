@@ -325,10 +325,10 @@ def test_words_no_training_example_holds_keep_a_zero_embedding(task1, spec: Feat
     typed = {spec.word_id(TYPE_PREFIX + t) for t in spec.types}
     assert set(np.flatnonzero(learned)) == said | answered | typed
     unseen = [i for i, w in enumerate(spec.vocabulary) if not learned[i]]
+    assert unseen  # the other candidates' restaurants, for one
     word, once = next(i for i in unseen if i != PAD_ID), {key: value.copy() for key, value in features.items()}
     once["memory"][np.unravel_index(np.flatnonzero(once["memory"] == PAD_ID)[0], once["memory"].shape)] = word
     assert learned_words(spec, once, answers)[word]  # a word said once is learned
-    assert unseen  # the other candidates' restaurants, for one
     model = build_model(spec, MemN2NConfig(match_type=True, hops=1, embedding_dim=8, only_learned_words=True),
                         learned)
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.SparseCategoricalCrossentropy(True))
