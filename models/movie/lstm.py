@@ -21,7 +21,7 @@ from keras import ops
 
 from models.examples import TurnExample
 from models.features import FeatureSpec, Featurizer, spec_from_sentences, tokenize
-from models.memn2n import embed_bags, sparse_bags
+from models.memn2n import SUMMED, embed_bags, sparse_bags
 from models.methods import first_k
 from models.movie.examples import MovieExample
 from models.movie.text import EntityText, prepare_text
@@ -42,11 +42,13 @@ class LstmConfig:
 
 
 class LstmNetwork(keras.Model):
-    """Logits [B, C] of every candidate for token ids [B, T] (0: padding)."""
+    """Logits [B, C] of every candidate for token ids [B, T] (0: padding). ``gradient``: how the candidates' bags
+    back-propagate (``models.memn2n.summed_rows``; the streamed trainer's large vocabulary wants ``ROWS``)."""
 
     def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, embedding_dim: int = 100, seed: int = 0,
-                 **kwargs) -> None:
+                 gradient: str = SUMMED, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.gradient = gradient
         init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
         self.E = keras.layers.Embedding(vocabulary_size, embedding_dim, embeddings_initializer=init, name="E")
         self.lstm = keras.layers.LSTM(embedding_dim, return_sequences=True, seed=seed, name="lstm")
@@ -61,7 +63,11 @@ class LstmNetwork(keras.Model):
         return ops.sum(hidden * weights, axis=1) / ops.maximum(ops.sum(weights, axis=1), 1.0)
 
     def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        return ops.matmul(self.encode(inputs["tokens"]), ops.transpose(embed_bags(self.W, self.candidate_bags)))
+        return self.score(self.encode(inputs["tokens"]))
+
+    def score(self, state: tf.Tensor) -> tf.Tensor:
+        """Logits [B, C] of every candidate against the encoded messages [B, d]."""
+        return ops.matmul(state, ops.transpose(embed_bags(self.W, self.candidate_bags, self.gradient)))
 
 
 class MovieLstm:

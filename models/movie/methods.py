@@ -5,7 +5,7 @@ embeddings, MemN2N), then one joint model of each kind trained on every task at 
 Each is ``fit(task, work_dir, settings) -> Ranker`` on a :class:`MovieTask`: the corpus read once and the tasks to
 train on (one, or every learned task for the joint models); ``settings.epochs`` replaces each model's own epochs.
 With ``MovieTask.streamed`` the MemN2N and supervised embeddings rows train with the pipeline's streamed trainer
-(:mod:`models.movie.streamed_fit`), the one that fits the paper's scale; the LSTM has only its own. A
+(:mod:`models.movie.streamed_fit`), the one that fits the paper's scale, and so does the LSTM. A
 fit reads ``train`` and ``dev`` only, and what it chooses (one or two dictionaries, IR's input) it chooses on
 ``dev`` and says in its note. The learned models rank over every candidate they know (the entities, and task 4's
 replies) and give their whole order, so that a split is ranked among its own candidates (:func:`ranked_among`);
@@ -26,7 +26,7 @@ from models.movie.examples import MovieData, MovieExample
 from models.movie.lstm import LstmConfig, MovieLstm
 from models.movie.neural import MovieRanker
 from models.movie.paper import PAPER_K
-from models.movie.streamed import STREAMED_EMBEDDINGS, StreamedConfig
+from models.movie.streamed import STREAMED_EMBEDDINGS, STREAMED_LSTM, StreamedConfig
 from models.movie.streamed_fit import RECORDS, fit_streamed
 from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig
 
@@ -113,7 +113,10 @@ def _streamed(task: MovieTask, config: StreamedConfig, work_dir: Path, settings:
     """``task`` trained by the streamed trainer with ``config`` (its epochs replaced by ``settings.epochs``)."""
     config = replace(config, epochs=settings.epochs or config.epochs, seed=settings.seed)
     ranker, summary = fit_streamed(task.data, task.tasks, config, work_dir, settings.memo.get(RECORDS))
-    return Fitted(ranker, f"{name}, streamed trainer ({config.hops} hop(s), {config.dictionaries} dictionaries, "
+    shape = (f"the last {config.context} messages and the query, up to {config.max_tokens} words, d = "
+             f"{config.embedding_dim}, Adam {config.learning_rate}" if config.encoder == "lstm"
+             else f"{config.hops} hop(s), {config.dictionaries} dictionaries")
+    return Fitted(ranker, f"{name}, streamed trainer ({shape}, "
                           f"batches of {config.batch_size}, softmax over the batch's answers and {config.sampled} "
                           f"sampled entities): best epoch {summary['best_epoch']}/{config.epochs}, dev hits@k "
                           f"{summary['dev_hits']}, training {summary['train_seconds']} s", summary)
@@ -156,6 +159,8 @@ def ir(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
 def lstm(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
     """One task on its own: a message as the mean of the LSTM's hidden states (appendix A)."""
     number = _learned_task(task)
+    if task.streamed:
+        return _streamed(task, STREAMED_LSTM, work_dir, settings, f"LSTM task {number}")
     config = replace(LSTM_CONFIG, learning_rate=LSTM_LEARNING_RATES[number],
                      epochs=settings.epochs or LSTM_CONFIG.epochs)
     model = MovieLstm.fit(task.data.entities, task.examples("train"), task.examples("dev"), config,

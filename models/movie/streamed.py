@@ -37,6 +37,7 @@ import tensorflow as tf
 from models.features import FeatureSpec, Featurizer, spec_from_sentences
 from models.memn2n import NEG_INF, ROWS, SUMMED, MemN2N, bag_of_embeddings
 from models.movie.graph_text import GraphEntityText, entity_key
+from models.movie.lstm import LstmNetwork
 from models.movie.paper import PAPER_K
 from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates, Parser
 from models.optimizers import RowAdam
@@ -47,6 +48,7 @@ from models.training import finite_loss, softmax_cross_entropy
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
 MAX_ANSWERS = 3  # as models.movie.text: an example trains on one of its first three answers
 USER, BOT = "user", "bot"
+ENCODERS = ("memn2n", "lstm")
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,11 @@ class StreamedConfig:
     32 at 0.005: a quarter of the steps of 128 at the paper's scale, where the step's fixed costs dominate, and on the
     small world's dev as good as 128 at 0.005 (docs/movie.md). ``hops=0`` is the supervised embeddings of section
     3.2 ("a Memory Network with no attention over memory": the query's words against the candidate's; two
-    dictionaries give x^T U^T V y), trained from the same stream (:data:`STREAMED_EMBEDDINGS`)."""
+    dictionaries give x^T U^T V y), trained from the same stream (:data:`STREAMED_EMBEDDINGS`). ``encoder="lstm"``
+    is section 3.3's LSTM (:class:`SampledLstm`) over the last ``context`` messages and the query, cut to their last
+    ``max_tokens`` words; hops and dictionaries do not apply to it."""
 
+    encoder: str = "memn2n"
     embedding_dim: int = 64
     hops: int = 2
     dictionaries: int = 3
@@ -80,14 +85,19 @@ class StreamedConfig:
     # Gradients of the batch's words' rows alone, and Adam stepping only them (models.optimizers.RowAdam); False:
     # dense tables and Keras' Adam, much slower a step at the paper's scale (docs/results.md).
     row_updates: bool = True
+    context: int = 2  # the LSTM's earlier messages read with the query (appendix A)
+    max_tokens: int = 60
     seed: int = 0
 
     def __post_init__(self) -> None:
         for name in ("embedding_dim", "hops", "epochs", "batch_size", "sampled", "max_memory", "max_kb",
-                     "max_frequency", "min_count", "shuffle_buffer", "steps_per_execution", "top_k"):
+                     "max_frequency", "min_count", "shuffle_buffer", "steps_per_execution", "top_k", "context",
+                     "max_tokens"):
             value, least = getattr(self, name), 0 if name == "hops" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         if self.dictionaries not in (1, 2, 3):
             raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
         for name in ("learning_rate", "clipnorm"):
@@ -98,6 +108,8 @@ class StreamedConfig:
 
 # The joint supervised embeddings of the pipeline: no hop, one dictionary for inputs and one for candidates.
 STREAMED_EMBEDDINGS = StreamedConfig(hops=0, dictionaries=2)
+# Section 3.3's LSTM, appendix B's d = 100 (task 4's 512 is left at 100 on a 2-core machine, as Table 6's own).
+STREAMED_LSTM = StreamedConfig(encoder="lstm", embedding_dim=100)
 
 
 def record_spec() -> dict[str, Any]:
@@ -124,11 +136,15 @@ def records(files: Sequence[str], batch_size: int, shuffle: int = 0, seed: int =
 
 class MovieFeatures(tf.Module):
     """Raw Movie Dialog text -> the MemN2N's word ids: the dialog's earlier texts and the KB sentences of its
-    last messages as memories, the query; one featurisation for training, evaluation and serving."""
+    last messages as memories, the query; one featurisation for training, evaluation and serving. With
+    ``max_tokens``, also ``tokens`` [B, max_tokens]: the LSTM's word ids of the last ``context`` texts and the
+    query, the last ``max_tokens`` of them, padded with 0 at the end."""
 
-    def __init__(self, text: GraphEntityText, spec: FeatureSpec, name: str | None = None) -> None:
+    def __init__(self, text: GraphEntityText, spec: FeatureSpec, context: int = 2, max_tokens: int = 0,
+                 name: str | None = None) -> None:
         super().__init__(name=name)
         self.text, self.featurizer = text, Featurizer(spec)
+        self.context, self.max_tokens = context, max_tokens
 
     def __call__(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         """``history`` [B, (H)] parsed texts (``GraphEntityText.parse``), oldest first; ``query`` [B]."""
@@ -140,7 +156,13 @@ class MovieFeatures(tf.Module):
         turn = tf.ragged.range(said.row_lengths())
         speakers = tf.concat([kb.with_flat_values(tf.fill(tf.shape(kb.flat_values), USER)),
                               turn.with_flat_values(tf.where(turn.flat_values % 2 == 0, USER, BOT))], axis=1)
-        return self.featurizer(memory.to_tensor(""), speakers.to_tensor(""), asked)
+        features = self.featurizer(memory.to_tensor(""), speakers.to_tensor(""), asked)
+        if self.max_tokens:
+            read = tf.concat([said[:, -self.context:], tf.expand_dims(asked, 1)], axis=1)
+            words = tf.strings.split(tf.strings.lower(tf.strings.reduce_join(read, axis=1, separator=" ")))
+            ids = tf.ragged.map_flat_values(self.featurizer.table.lookup, words)[:, -self.max_tokens:]
+            features["tokens"] = tf.cast(ids.to_tensor(0, shape=[None, self.max_tokens]), tf.int32)
+        return features
 
     def answer_ids(self, answers: tf.Tensor) -> tf.Tensor:
         """[B] parsed answers -> [B, S] word ids, as candidates are featurised."""
@@ -172,20 +194,18 @@ def ranked_within(logits: tf.Tensor, span: tf.Tensor, k: int) -> tf.Tensor:
     return tf.math.top_k(tf.where(inside, logits, NEG_INF), k=k).indices
 
 
-class SampledMemN2N(MemN2N):
-    """A MemN2N whose training call scores the gold answers' texts and sampled entities (a sampled softmax);
-    its inference call scores every candidate."""
+class SampledSoftmax:
+    """The streamed models' training logits: each example's state against the batch's gold answers' texts and
+    ``sampled`` entities of ``sample_range`` (a sampled softmax), the gold of row b in column b; another example's
+    same answer, and a drawn entity that is one of the example's right answers, masked. A subclass holds the
+    candidates' dictionary ``W`` and its ``gradient``."""
 
-    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
-                 sampled: int, **kwargs: Any) -> None:
-        super().__init__(vocabulary_size, candidate_ids, **kwargs)
+    def sampled_on(self, candidate_ids: np.ndarray, sample_range: tuple[int, int], sampled: int) -> None:
         self.candidate_ids = tf.constant(candidate_ids, dtype=tf.int32)
         self.sample_range, self.sampled = sample_range, sampled
 
-    def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
-        state, _ = self.attend(inputs)
-        if not training or "answer_ids" not in inputs:
-            return self.score(state, inputs)
+    def sampled_logits(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
+        """[B, B + sampled] logits of ``state`` [B, d]."""
         start, stop = self.sample_range
         drawn = tf.random.uniform([self.sampled], start, stop, dtype=tf.int32)
         gold = bag_of_embeddings(self.W, inputs["answer_ids"], self.gradient)  # [B, d]
@@ -195,6 +215,43 @@ class SampledMemN2N(MemN2N):
         batch = tf.shape(key)[0]
         same = tf.equal(key[:, None], key[None, :]) & ~tf.eye(batch, dtype=tf.bool)  # another example's same answer
         return tf.where(tf.concat([same, drawn_right(drawn, inputs["right"])], axis=1), NEG_INF, logits)
+
+
+class SampledMemN2N(SampledSoftmax, MemN2N):
+    """A MemN2N whose training call scores the gold answers' texts and sampled entities (a sampled softmax);
+    its inference call scores every candidate."""
+
+    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
+                 sampled: int, **kwargs: Any) -> None:
+        super().__init__(vocabulary_size, candidate_ids, **kwargs)
+        self.sampled_on(candidate_ids, sample_range, sampled)
+
+    def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
+        state, _ = self.attend(inputs)
+        if not training or "answer_ids" not in inputs:
+            return self.score(state, inputs)
+        return self.sampled_logits(state, inputs)
+
+
+class SampledLstm(SampledSoftmax, LstmNetwork):
+    """Section 3.3's LSTM (:class:`~models.movie.lstm.LstmNetwork`: a message is the mean of the hidden states
+    over its words) trained as :class:`SampledMemN2N` is, from ``tokens`` (:class:`MovieFeatures`); it has no
+    memory, so its attention is empty."""
+
+    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
+                 sampled: int, **kwargs: Any) -> None:
+        super().__init__(vocabulary_size, candidate_ids, **kwargs)
+        self.sampled_on(candidate_ids, sample_range, sampled)
+
+    def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
+        state = self.encode(inputs["tokens"])
+        if not training or "answer_ids" not in inputs:
+            return self.score(state)
+        return self.sampled_logits(state, inputs)
+
+    def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
+        batch, slots = tf.shape(inputs["memory"])[0], tf.shape(inputs["memory"])[1]
+        return self.score(self.encode(inputs["tokens"])), tf.zeros(tf.stack([batch, 0, slots]))
 
 
 class HitsOnDev(keras.callbacks.Callback):
@@ -286,7 +343,8 @@ def build_parts(entities: Sequence[str], triples: Sequence[Sequence[str]], candi
     spec = spec_from_sentences(candidate_tokens, [], [*kb, *words, *entity_tokens],
                                memory_size=config.max_memory)
     spec = replace(spec, sentence_size=min(40, max(spec.sentence_size, longest)))
-    return MovieModelParts(MovieFeatures(text, spec), spec, candidates)
+    max_tokens = config.max_tokens if config.encoder == "lstm" else 0
+    return MovieModelParts(MovieFeatures(text, spec, config.context, max_tokens), spec, candidates)
 
 
 def training_data(parts: MovieModelParts, files: Sequence[str], config: StreamedConfig) -> tf.data.Dataset:
@@ -350,10 +408,13 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
     candidate_ids = featurizer.sentence_ids(tf.constant(parts.spec.candidates)).numpy()
     strategy = strategy or tf.distribute.get_strategy()
     with strategy.scope():
-        model = SampledMemN2N(len(parts.spec.vocabulary), candidate_ids, candidates.ranges[ENTITIES],
-                              config.sampled, embedding_dim=config.embedding_dim, hops=config.hops,
-                              dictionaries=config.dictionaries, seed=config.seed,
-                              gradient=ROWS if config.row_updates else SUMMED)
+        gradient = ROWS if config.row_updates else SUMMED
+        sampled = (len(parts.spec.vocabulary), candidate_ids, candidates.ranges[ENTITIES], config.sampled)
+        if config.encoder == "lstm":
+            model = SampledLstm(*sampled, embedding_dim=config.embedding_dim, seed=config.seed, gradient=gradient)
+        else:
+            model = SampledMemN2N(*sampled, embedding_dim=config.embedding_dim, hops=config.hops,
+                                  dictionaries=config.dictionaries, seed=config.seed, gradient=gradient)
         adam = RowAdam if config.row_updates else keras.optimizers.Adam
         model.compile(optimizer=adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                       loss=in_batch_softmax,
@@ -389,7 +450,7 @@ class MovieServingModule(tf.Module):
     change a movie model's input (the user speaks first, then the two alternate), only which entries are padding.
     ``serving_examples`` ranks each example among its ``candidate_range``, the other two among every candidate."""
 
-    def __init__(self, parts: MovieModelParts, model: SampledMemN2N, top_k: int = 100) -> None:
+    def __init__(self, parts: MovieModelParts, model: SampledMemN2N | SampledLstm, top_k: int = 100) -> None:
         super().__init__()
         self.features = parts.features
         hold_models(self, model=model)

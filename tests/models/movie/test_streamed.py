@@ -36,3 +36,48 @@ def test_no_hop_is_the_supervised_embeddings_score() -> None:
     np.testing.assert_allclose(scores, expected, atol=1e-6)
     other_memory = {**inputs, "memory": tf.constant([[[2, 2, 2]], [[6, 6, 6]]])}
     np.testing.assert_allclose(model(other_memory).numpy(), scores, atol=1e-6)
+
+
+def test_the_lstm_reads_the_last_messages_and_the_query_cut_to_their_last_words() -> None:
+    from models.features import spec_from_sentences
+    from models.movie.graph_text import GraphEntityText
+    from models.movie.streamed import MovieFeatures
+
+    words = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    spec = spec_from_sentences(["zed"], [], words, memory_size=10)
+    text = GraphEntityText(["Zed"], words=words)
+    history, query = tf.ragged.constant([["a b", "c d", "e f"], []]), tf.constant(["g h", "a zed"])
+
+    def ids(sentence: str, width: int) -> list[int]:
+        found = [spec.word_id(w) for w in sentence.split()]
+        return found + [0] * (width - len(found))
+
+    wide = MovieFeatures(text, spec, context=2, max_tokens=8)(history, query)
+    assert wide["tokens"].numpy().tolist() == [ids("c d e f g h", 8), ids("a zed", 8)]
+    cut = MovieFeatures(text, spec, context=2, max_tokens=3)(history, query)
+    assert cut["tokens"].numpy().tolist() == [ids("f g h", 3), ids("a zed", 3)]
+    assert "tokens" not in MovieFeatures(text, spec)(history, query)  # the MemN2N's inputs are unchanged
+
+
+def test_the_streamed_lstm_scores_the_gold_answer_in_its_own_column() -> None:
+    """Inference: the encoded message against every candidate's bag; training: against the batch's gold answers
+    (row b's in column b), then the drawn entities; another row's same answer is masked."""
+    from models.memn2n import NEG_INF, ROWS, bag_of_embeddings
+    from models.movie.streamed import SampledLstm
+
+    candidates = np.array([[1, 2, 0], [3, 0, 0], [4, 5, 6]])
+    model = SampledLstm(8, candidates, (0, 3), sampled=3, embedding_dim=4, seed=2, gradient=ROWS)
+    tokens = tf.constant([[1, 7, 3, 0], [5, 0, 0, 0]])
+    state = model.encode(tokens)
+    every = tf.matmul(state, bag_of_embeddings(model.W, tf.constant(candidates)), transpose_b=True).numpy()
+    np.testing.assert_allclose(model({"tokens": tokens}).numpy(), every, atol=1e-6)
+    answers = tf.constant([[3, 0, 0], [4, 5, 6]])
+    inputs = {"tokens": tokens, "answer_ids": answers, "answer_key": tf.constant([11, 12], tf.int64),
+              "right": tf.constant([[1, -1], [0, 1]], tf.int64)}
+    logits = model(inputs, training=True).numpy()
+    gold = tf.matmul(state, bag_of_embeddings(model.W, answers), transpose_b=True).numpy()
+    assert logits.shape == (2, 5)
+    np.testing.assert_allclose(logits[:, :2], gold, atol=1e-6)
+    same = model({**inputs, "answer_key": tf.constant([11, 11], tf.int64)}, training=True).numpy()
+    np.testing.assert_allclose(np.diag(same[:, :2]), np.diag(gold), atol=1e-6)
+    assert same[0, 1] == same[1, 0] == NEG_INF

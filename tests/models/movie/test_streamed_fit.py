@@ -25,20 +25,23 @@ def test_the_streamed_rows_get_the_streamed_trainer_and_share_one_records_direct
     calls = []
 
     def fake_fit(data, tasks, config, work_dir, records):
-        calls.append((tasks, config.hops, config.dictionaries, config.epochs, work_dir, records))
+        calls.append((tasks, config.encoder, config.hops, config.dictionaries, config.epochs, work_dir, records))
         return FirstEntity(), {"best_epoch": 1, "dev_hits": {}, "train_seconds": 0.0}
 
     monkeypatch.setattr(movie_methods, "fit_streamed", fake_fit)
     out = tmp_path / "table6.md"
     benchmark(corpus.root, out, epochs=2, progress=lambda _: None, tasks=(1, 4), streamed=True,
-              methods=["movie_embeddings", "movie_memn2n", "movie_joint_memn2n"])
-    assert [c[:4] for c in calls] == [((1,), 0, 2, 2), ((4,), 0, 2, 2), ((1,), 1, 2, 2), ((4,), 1, 2, 2),
-                                      ((1, 4), 2, 3, 2)]
-    shared = {c[5] for c in calls}
+              methods=["movie_lstm", "movie_embeddings", "movie_memn2n", "movie_joint_memn2n"])
+    memn2n = "memn2n"
+    assert [c[:5] for c in calls] == [((1,), "lstm", 2, 3, 2), ((4,), "lstm", 2, 3, 2),
+                                      ((1,), memn2n, 0, 2, 2), ((4,), memn2n, 0, 2, 2), ((1,), memn2n, 1, 2, 2),
+                                      ((4,), memn2n, 1, 2, 2), ((1, 4), memn2n, 2, 3, 2)]
+    shared = {c[6] for c in calls}
     assert len(shared) == 1 and None not in shared  # one directory for the table, outside every work directory
-    assert all(not str(c[5]).startswith(str(c[4])) for c in calls)
+    assert all(not str(c[6]).startswith(str(c[5])) for c in calls)
     text = out.read_text()
-    assert text.count("streamed trainer (") == 5 and "Joint MemN2N (2 hops" in text
+    assert text.count("streamed trainer (") == 7 and "Joint MemN2N (2 hops" in text
+    assert text.count("the last 2 messages and the query, up to 60 words") == 2
 
 
 def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monkeypatch) -> None:
