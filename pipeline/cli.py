@@ -601,7 +601,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
                    "8-9 (banking): the corpus, then this many minus one more generated with the next seeds and the "
                    "same sizes. Each cell is the mean and standard deviation over them.")
 @click.option("--streamed", is_flag=True,
-              help="Table 6: train the MemN2N and supervised embeddings rows (per task and joint) with the "
+              help="Table 6: train the LSTM, MemN2N and supervised embeddings rows (per task and joint) with the "
                    "pipeline's streamed trainer (tf.Examples written once, a sampled softmax, batches of 512), the "
                    "one that fits the paper's scale, rather than Table 6's own.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,

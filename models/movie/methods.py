@@ -4,8 +4,8 @@ embeddings, MemN2N), then one joint model of each kind trained on every task at 
 
 Each is ``fit(task, work_dir, settings) -> Ranker`` on a :class:`MovieTask`: the corpus read once and the tasks to
 train on (one, or every learned task for the joint models); ``settings.epochs`` replaces each model's own epochs.
-With ``MovieTask.streamed`` the MemN2N and supervised embeddings rows train with the pipeline's streamed trainer
-(:mod:`models.movie.streamed_fit`), the one that fits the paper's scale, and so does the LSTM. A
+With ``MovieTask.streamed`` the LSTM, MemN2N and supervised embeddings rows train with the pipeline's streamed trainer
+(:mod:`models.movie.streamed_fit`), the one that fits the paper's scale. A
 fit reads ``train`` and ``dev`` only, and what it chooses (one or two dictionaries, IR's input) it chooses on
 ``dev`` and says in its note. The learned models rank over every candidate they know (the entities, and task 4's
 replies) and give their whole order, so that a split is ranked among its own candidates (:func:`ranked_among`);
@@ -54,7 +54,7 @@ class MovieTask:
 
     data: MovieData
     tasks: tuple[int, ...]
-    streamed: bool = False  # the MemN2N and embeddings rows by the streamed trainer
+    streamed: bool = False  # the LSTM, MemN2N and embeddings rows by the streamed trainer
 
     def examples(self, split: str) -> list[MovieExample]:
         """The split's examples of every task, task by task."""

@@ -17,7 +17,9 @@ step. Neither scales to the paper's corpus (3M training exchanges, 75k entities)
   candidates (``candidate_range``: the entities, or its split's task-4 file), and stops after ``patience``
   epochs without progress.
 
-Peak memory is set by the batch, the shuffle buffer and the model, not by the corpus.
+The same trainer fits the supervised embeddings (no hop) and section 3.3's LSTM (:class:`SampledLstm`), so that
+each of Table 6's networks fits the paper's scale. Peak memory is set by the batch, the shuffle buffer and the
+model, not by the corpus.
 """
 
 from __future__ import annotations
