@@ -254,8 +254,8 @@ def learned_words(spec: FeatureSpec, features: dict[str, np.ndarray], answers: n
     included), of the gold answers, and the entity type words."""
     seen = np.zeros(len(spec.vocabulary), dtype=bool)
     for key in ("memory", "query"):
-        # A count per word id, not np.unique: sorting task 5's 35M memory ids took seconds of every fit. An id past
-        # the vocabulary makes the shapes differ and raises, as indexing with it did.
+        # A count per word id, not np.unique, whose sort of the memory ids was much of a fit's set-up (docs/results.md).
+        # An id past the vocabulary makes the shapes differ and raises, as indexing with it did.
         seen |= np.bincount(features[key].ravel(), minlength=len(seen)) > 0
     seen[[spec.word_id(w) for i in np.unique(answers) for w in tokenize(spec.candidates[i])]] = True
     seen[[spec.word_id(TYPE_PREFIX + t) for t in spec.types]] = True

@@ -110,7 +110,7 @@ class StreamedConfig:
 
 # The joint supervised embeddings of the pipeline: no hop, one dictionary for inputs and one for candidates.
 STREAMED_EMBEDDINGS = StreamedConfig(hops=0, dictionaries=2)
-# Section 3.3's LSTM, appendix B's d = 100 (task 4's 512 is left at 100 on a 2-core machine, as Table 6's own).
+# Section 3.3's LSTM at appendix B's dimension for tasks 1-3, on every task as Table 6's own (docs/movie.md says why).
 STREAMED_LSTM = StreamedConfig(encoder="lstm", embedding_dim=100)
 
 
@@ -199,10 +199,13 @@ def ranked_within(logits: tf.Tensor, span: tf.Tensor, k: int) -> tf.Tensor:
 class SampledSoftmax:
     """The streamed models' training logits: each example's state against the batch's gold answers' texts and
     ``sampled`` entities of ``sample_range`` (a sampled softmax), the gold of row b in column b; another example's
-    same answer, and a drawn entity that is one of the example's right answers, masked. A subclass holds the
-    candidates' dictionary ``W`` and its ``gradient``."""
+    same answer, and a drawn entity that is one of the example's right answers, masked. Mixed in before a model
+    that takes ``(vocabulary_size, candidate_ids, **kwargs)`` and holds the candidates' dictionary ``W`` and its
+    ``gradient``."""
 
-    def sampled_on(self, candidate_ids: np.ndarray, sample_range: tuple[int, int], sampled: int) -> None:
+    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
+                 sampled: int, **kwargs: Any) -> None:
+        super().__init__(vocabulary_size, candidate_ids, **kwargs)
         self.candidate_ids = tf.constant(candidate_ids, dtype=tf.int32)
         self.sample_range, self.sampled = sample_range, sampled
 
@@ -223,11 +226,6 @@ class SampledMemN2N(SampledSoftmax, MemN2N):
     """A MemN2N whose training call scores the gold answers' texts and sampled entities (a sampled softmax);
     its inference call scores every candidate."""
 
-    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
-                 sampled: int, **kwargs: Any) -> None:
-        super().__init__(vocabulary_size, candidate_ids, **kwargs)
-        self.sampled_on(candidate_ids, sample_range, sampled)
-
     def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
         state, _ = self.attend(inputs)
         if not training or "answer_ids" not in inputs:
@@ -239,11 +237,6 @@ class SampledLstm(SampledSoftmax, LstmNetwork):
     """Section 3.3's LSTM (:class:`~models.movie.lstm.LstmNetwork`: a message is the mean of the hidden states
     over its words) trained as :class:`SampledMemN2N` is, from ``tokens`` (:class:`MovieFeatures`); it has no
     memory, so its attention is empty."""
-
-    def __init__(self, vocabulary_size: int, candidate_ids: np.ndarray, sample_range: tuple[int, int],
-                 sampled: int, **kwargs: Any) -> None:
-        super().__init__(vocabulary_size, candidate_ids, **kwargs)
-        self.sampled_on(candidate_ids, sample_range, sampled)
 
     def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
         state = self.encode(inputs["tokens"])
