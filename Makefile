@@ -8,15 +8,15 @@ SEED ?= 0
 .PHONY: setup run test lint benchmark tables clean
 
 # --no-compile: pip would byte-compile every module of the dependencies, most of which no run imports. Those the
-# project's modules import are compiled once here, by importing them: otherwise the first command pays for it, and
-# in `make test` both workers compile the same modules at once.
+# project's modules import are compiled here, once, by importing them, and written even where
+# PYTHONDONTWRITEBYTECODE is set: otherwise every process of a run or of the suite compiles them again.
 COMPILE_IMPORTED := import importlib, pkgutil; [importlib.import_module(m.name) for p in ("data", "models", \
 	"components", "pipeline") for m in pkgutil.walk_packages(importlib.import_module(p).__path__, p + ".")]
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Python 3.11 needed, found {sys.version}"'
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --no-compile --ignore-requires-python -c constraints.txt -e '.[dev]'
-	TF_CPP_MIN_LOG_LEVEL=3 $(VENV)/bin/python -W ignore -c '$(COMPILE_IMPORTED)'
+	PYTHONDONTWRITEBYTECODE= TF_CPP_MIN_LOG_LEVEL=3 $(VENV)/bin/python -W ignore -c '$(COMPILE_IMPORTED)'
 	touch $(STAMP)
 
 setup: $(STAMP)
