@@ -110,7 +110,8 @@ class StreamedConfig:
 
 # The joint supervised embeddings of the pipeline: no hop, one dictionary for inputs and one for candidates.
 STREAMED_EMBEDDINGS = StreamedConfig(hops=0, dictionaries=2)
-# Section 3.3's LSTM at appendix B's dimension for tasks 1-3, on every task as Table 6's own (docs/movie.md says why).
+# The paper's LSTM at appendix B's embedding size, the same on every task as Table 6's own LSTM (docs/movie.md says
+# why).
 STREAMED_LSTM = StreamedConfig(encoder="lstm", embedding_dim=100)
 
 
