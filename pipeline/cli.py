@@ -604,8 +604,11 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
               help="Table 6: train the LSTM, MemN2N and supervised embeddings rows (per task and joint) with the "
                    "pipeline's streamed trainer (tf.Examples written once, a sampled softmax, batches of 512), the "
                    "one that fits the paper's scale, rather than Table 6's own.")
+@click.option("--jobs", type=click.IntRange(min=1),
+              help="Table 2: run the (task, method) units in this many worker processes, the cores shared among them "
+                   "(default: one per core; about 1 GB of memory each on task 5). 1 runs them in this process.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
-              folds: int | None, seeds: int, streamed: bool) -> None:
+              folds: int | None, seeds: int, streamed: bool, jobs: int | None) -> None:
     """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
     OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
     from data.atomic import one_writer_of
@@ -613,6 +616,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     from models import methods as registry
     from models.babi import reproduce as babi
     from models.banking import reproduce as banking
+    from models.jobs import WorkerDied, cores
     from models.movie import reproduce as movie
 
     if out.suffix.lower() == ".csv":  # the CSV goes to OUT with .csv: the Markdown would take its place
@@ -636,10 +640,11 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
         with one_writer_of(out):  # two benchmarks writing one table would overwrite each other's files
             written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds, extra),
                        *babi.benchmark(data, out, chosen, tasks, epochs, progress,
-                                       babi.DEFAULT_FOLDS if folds is None else folds, seeds),
+                                       babi.DEFAULT_FOLDS if folds is None else folds, seeds,
+                                       cores() if jobs is None else jobs),
                        *movie.benchmark(data, out, epochs, progress,
                                         [m for m in named if m in registry.names("movie")], tasks, streamed)]
-    except FileNotFoundError as error:
+    except (FileNotFoundError, WorkerDied) as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"wrote {', '.join(map(str, written)) or 'nothing'} in {time.perf_counter() - started:.0f} s", err=True)
 

@@ -3,8 +3,9 @@
 Each method (``models.babi.methods``, found through the registry) fits on a task loaded once
 (:class:`~models.examples.TaskData`: every split read a single time and handed to every method), picks its variant
 (or its best epoch) on ``dev``, and its ranker is reported on ``tst`` and ``tst-OOV``. Task 6 chooses on folds of
-trn instead (``models.babi.folds``). Results are rewritten (atomically) after every method, so an interrupted run
-keeps what it finished. The banking task (7) has Tables 8-9 of its own paper (``models.banking``) and is left out.
+trn instead (``models.babi.folds``). With several jobs (``models.jobs``) the (task, method) units run in worker
+processes side by side, each loading its task. Results are rewritten (atomically) after every unit, so an interrupted
+run keeps what it finished. The banking task (7) has Tables 8-9 of its own paper (``models.banking``) and is left out.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from data.layout import BANKING_TASK, discover
+from data.layout import BANKING_TASK, TaskFiles, discover
 from models import methods as registry
 from models.babi.answer_kinds import KINDS, accuracy_by_kind
 from models.babi.folds import DEFAULT_FOLDS, FoldRun, bot_runs, fold_runs, mean_and_spread
 from models.babi.methods import PAPER_METHODS
 from models.babi.report import FOLD_TASKS, Cell, row_name, title, write_results
 from models.examples import TaskData, TurnExample
+from models.jobs import WorkerDied, in_workers
 from models.methods import NotApplicable, Ranker, Settings, best_answers, for_split, note_of
 from models.metrics import accuracy_report
 from models.training import OOV_DEV_SPLIT, oov_dev_examples
@@ -141,73 +143,155 @@ def _new_bot_runs(task: TaskData, progress: Callable[[str], None]) -> list[FoldR
         return []
 
 
+@dataclass(frozen=True)
+class _Unit:
+    """Methods of one task run in one process: a method and its ablations (``template_memn2n-no_x``), so the
+    ablations reuse the model they ablate (``Settings.memo``); ``first``: the task's first unit, which says what
+    applies to the whole task (too few dialogs for folds, no (new bot) row)."""
+
+    number: int
+    files: TaskFiles
+    methods: tuple[str, ...]
+    first: bool
+
+
+def _units(data: str | Path, methods: Sequence[str], tasks: Sequence[int] | None) -> list[_Unit]:
+    units = []
+    for number, files in discover(data).items():
+        if (tasks and number not in tasks) or number == BANKING_TASK:
+            continue
+        families: dict[str, list[str]] = {}
+        for method in methods:
+            families.setdefault(method.split("-")[0], []).append(method)
+        units += [_Unit(number, files, tuple(group), index == 0) for index, group in enumerate(families.values())]
+    return units
+
+
+@dataclass(frozen=True)
+class _TaskPlan:
+    """A task loaded once for its methods: the splits its cells report, and its fold runs (task 6)."""
+
+    task: TaskData
+    test_splits: dict[str, Sequence[TurnExample]]
+    runs: list[FoldRun]
+    new_bot: list[FoldRun]
+
+
+def _plan(unit: _Unit, folds: int, progress: Callable[[str], None]) -> _TaskPlan:
+    number, task = unit.number, TaskData.load(unit.files)
+    # Without a test file (a corpus that holds back its test set), report dev: the selection split, so the row is
+    # marked "(dev)" and is not comparable with the paper's test figures; and the OOV dev set (data.oov_dev) in the
+    # OOV test set's place, where the task's KB has entities to swap in.
+    test_splits = {split: task.split(split) for split in ("tst", "tst-OOV") if split in task.examples}
+    if not test_splits:
+        test_splits = {"dev": task.split("dev")}
+        oov = oov_dev_examples(task) if number not in FOLD_TASKS else None
+        if oov:
+            test_splits[OOV_DEV_SPLIT] = oov
+    wants_folds = bool(folds) and number in FOLD_TASKS
+    use_folds = wants_folds and len(task.dialogs["trn"]) >= 2 * folds
+    if wants_folds and not use_folds:
+        progress(f"T{number}: {len(task.dialogs['trn'])} training dialogs, too few for {folds} folds of at least "
+                 "two: choosing on dev")
+    return _TaskPlan(task, test_splits, fold_runs(task, folds) if use_folds else [],
+                     _new_bot_runs(task, progress) if use_folds else [])
+
+
+def _unit_cells(unit: _Unit, plan: _TaskPlan, work: Path, settings: Settings, seeds: int,
+                progress: Callable[[str], None]) -> list[Cell]:
+    """The cells of ``unit``'s methods, each fitted and scored on the splits of ``plan``."""
+    task, number, cells = plan.task, unit.number, []
+    for method in unit.methods:
+        if plan.runs:
+            new = _fold_cells(task, method, work, settings, plan.runs, progress, plan.new_bot)
+        elif seeds > 1 and registry.get(method, "babi").seeded:
+            new = _seed_cells(method, task, work / method, settings, plan.test_splits, seeds, progress)
+        else:
+            started = time.perf_counter()
+            ranker, note = _fit(method, task, work, settings)
+            fit_seconds = time.perf_counter() - started
+            new = [Cell(row_name(number, split), method, None, None, 0.0, note) if ranker is None else
+                   _scored(row_name(number, split), method, for_split(ranker, split), examples, fit_seconds, note)
+                   for split, examples in plan.test_splits.items()]
+        for cell in new:
+            if cell.per_response is not None:
+                progress(f"{cell.row} {title(method)}: {cell.per_response} ({cell.per_dialog})"
+                         + (f" spread {cell.spread}" if cell.spread is not None else "")
+                         + f" in {cell.seconds:.0f} s {cell.note}")
+        cells += new
+    return cells
+
+
+def _unit_in_worker(unit: _Unit, work: Path, epochs: int | None, folds: int, seeds: int
+                    ) -> tuple[list[Cell], list[str]]:
+    """``unit`` in a worker process: its task loaded there (each worker loads what it runs), its lines returned with
+    its cells, for the parent to print."""
+    lines: list[str] = []
+    plan = _plan(unit, folds, lines.append if unit.first else lambda line: None)
+    return _unit_cells(unit, plan, work, Settings(epochs=epochs, evaluate_dev=False), seeds, lines.append), lines
+
+
+def _cost(unit: _Unit) -> tuple[bool, int]:
+    """Longest first, so that the last unit to end is a short one: the units that learn before the others, each
+    group by the size of its training file (known without loading the task)."""
+    learns = any(registry.get(method, "babi").seeded for method in unit.methods)
+    trn = unit.files.splits.get("trn")
+    return not learns, -(trn.stat().st_size if trn else 0)
+
+
 def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS,
                   tasks: Sequence[int] | None = None, epochs: int | None = None,
-                  progress: Callable[[str], None] = print, folds: int = DEFAULT_FOLDS, seeds: int = 1) -> list[Cell]:
+                  progress: Callable[[str], None] = print, folds: int = DEFAULT_FOLDS, seeds: int = 1,
+                  jobs: int = 1) -> list[Cell]:
     """Every method on every dialog-bAbI task present (``tasks``: only those), written to ``out`` (Markdown) and
     ``out`` with ``.csv``. The tasks of :data:`FOLD_TASKS` choose on ``folds`` folds of trn (0: on dev, as the
     others). With ``seeds`` > 1 the methods that learn are trained with seeds 0 .. seeds - 1 and each cell is the
-    mean and standard deviation over them (on the tasks chosen on dev; fold tasks already report a spread)."""
+    mean and standard deviation over them (on the tasks chosen on dev; fold tasks already report a spread).
+
+    With ``jobs`` > 1 the (task, method) units run in that many worker processes, longest first, the cores shared
+    among them; each unit's lines are printed when it ends, and the table is rewritten then, in its own order."""
     known = registry.names("babi")
     unknown = sorted(set(methods) - set(known))
     if unknown:
         raise ValueError(f"unknown methods {unknown}; choose from {known}")
-    # The table scores the splits it reports itself: ranking dev once more for a summary would be wasted. The memo
-    # lives as long as this run: the ablations reuse the template model they ablate.
-    settings = Settings(epochs=epochs, evaluate_dev=False)
-    cells: list[Cell] = []
+    units = _units(data, methods, tasks)
+    done: dict[int, list[Cell]] = {}
+
+    def finished(index: int, cells: list[Cell]) -> None:
+        done[index] = cells
+        write_results([cell for i in sorted(done) for cell in done[i]], out)
+
     with tempfile.TemporaryDirectory(prefix="benchmark-") as work:
-        for number, files in discover(data).items():
-            if (tasks and number not in tasks) or number == BANKING_TASK:
-                continue
-            task = TaskData.load(files)
-            # Without a test file (a corpus that holds back its test set), report dev: the selection split, so the
-            # row is marked "(dev)" and is not comparable with the paper's test figures; and the OOV dev set
-            # (data.oov_dev) in the OOV test set's place, where the task's KB has entities to swap in.
-            test_splits = {split: task.split(split) for split in ("tst", "tst-OOV") if split in task.examples}
-            if not test_splits:
-                test_splits = {"dev": task.split("dev")}
-                oov = oov_dev_examples(task) if number not in FOLD_TASKS else None
-                if oov:
-                    test_splits[OOV_DEV_SPLIT] = oov
-            wants_folds = bool(folds) and number in FOLD_TASKS
-            use_folds = wants_folds and len(task.dialogs["trn"]) >= 2 * folds
-            if wants_folds and not use_folds:
-                progress(f"T{number}: {len(task.dialogs['trn'])} training dialogs, too few for {folds} folds of at "
-                         "least two: choosing on dev")
-            runs = fold_runs(task, folds) if use_folds else []
-            new_bot = _new_bot_runs(task, progress) if use_folds else []
-            for method in methods:
-                if use_folds:
-                    new = _fold_cells(task, method, Path(work), settings, runs, progress, new_bot)
-                elif seeds > 1 and registry.get(method, "babi").seeded:
-                    new = _seed_cells(method, task, Path(work) / method, settings, test_splits, seeds, progress)
-                else:
-                    started = time.perf_counter()
-                    ranker, note = _fit(method, task, Path(work), settings)
-                    fit_seconds = time.perf_counter() - started
-                    new = [Cell(row_name(number, split), method, None, None, 0.0, note) if ranker is None else
-                           _scored(row_name(number, split), method, for_split(ranker, split), examples,
-                                   fit_seconds, note)
-                           for split, examples in test_splits.items()]
-                for cell in new:
-                    if cell.per_response is not None:
-                        progress(f"{cell.row} {title(method)}: {cell.per_response} ({cell.per_dialog})"
-                                 + (f" spread {cell.spread}" if cell.spread is not None else "")
-                                 + f" in {cell.seconds:.0f} s {cell.note}")
-                cells += new
-                write_results(cells, out)
-    return cells
+        jobs = min(jobs, len(units))
+        if jobs <= 1:
+            # The table scores the splits it reports itself: ranking dev once more for a summary would be wasted.
+            # The memo lives as long as this run: the ablations reuse the template model they ablate.
+            settings, plan = Settings(epochs=epochs, evaluate_dev=False), None
+            for index, unit in enumerate(units):
+                if unit.first or plan is None:
+                    plan = _plan(unit, folds, progress)
+                finished(index, _unit_cells(unit, plan, Path(work), settings, seeds, progress))
+        else:
+            calls = [(unit, Path(work), epochs, folds, seeds) for unit in units]
+            order = sorted(range(len(units)), key=lambda i: _cost(units[i]))
+            try:
+                for index, (cells, lines) in in_workers(_unit_in_worker, calls, jobs, order):
+                    for line in lines:
+                        progress(line)
+                    finished(index, cells)
+            except WorkerDied as error:
+                raise WorkerDied(f"{error}; {out} holds the units that ended") from None
+    return [cell for i in sorted(done) for cell in done[i]]
 
 
 def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS, tasks: Sequence[int] = (),
               epochs: int | None = None, progress: Callable[[str], None] = print,
-              folds: int = DEFAULT_FOLDS, seeds: int = 1) -> list[Path]:
+              folds: int = DEFAULT_FOLDS, seeds: int = 1, jobs: int = 1) -> list[Path]:
     """Table 2 when the corpus holds dialog-bAbI tasks other than banking (``tasks``: only those); the files
     written (none for another layout)."""
     if not [t for t in discover(data) if t != BANKING_TASK and (not tasks or t in tasks)]:
         return []
-    run_benchmark(data, out, methods, tasks, epochs, progress, folds, seeds)
+    run_benchmark(data, out, methods, tasks, epochs, progress, folds, seeds, jobs)
     out = Path(out)
     return [out, out.with_suffix(".csv")]
 

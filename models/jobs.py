@@ -1,0 +1,56 @@
+"""Independent fits in worker processes: a table's (task, method) units side by side on a machine's cores.
+
+The workers are spawned (TensorFlow's runtime does not survive a fork) and each starts with its share of the cores
+as TensorFlow's thread pools and the parent's warning filters, before anything heavy is imported: this module
+imports only the standard library, so a worker's first import of TensorFlow comes after both are set.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended without its result (the system may have killed it for memory)."""
+
+
+def cores() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _start_worker(threads: int, filters: list) -> None:
+    """Each worker's TensorFlow threads, set before its runtime starts. These small models keep a thread busy only
+    part of a step, so jobs of their own share of the cores get more done than one process of every core, and jobs
+    that each take every core wait on one another (docs/results.md has the figures)."""
+    warnings.filters[:] = filters  # the command's own (dialog --verbose shows the frameworks' warnings; else none)
+    import tensorflow as tf
+
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+
+
+def in_workers(function: Callable[..., Any], calls: Sequence[tuple], jobs: int, order: Sequence[int] | None = None
+               ) -> Iterator[tuple[int, Any]]:
+    """``function(*call)`` for each of ``calls`` in ``jobs`` worker processes, started in ``order`` (default: as
+    given; longest first keeps the last to end short), yielded as (index into ``calls``, result) as each ends.
+    ``function`` and the calls must pickle (``function`` a module's own, by name). An error in a call is raised
+    here, and the calls not started are cancelled; a worker that dies raises :class:`WorkerDied`."""
+    order = range(len(calls)) if order is None else order
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, context, _start_worker, (max(1, cores() // jobs), list(warnings.filters))) as pool:
+        running = {pool.submit(function, *calls[index]): index for index in order}
+        try:
+            for future in as_completed(running):
+                yield running[future], future.result()
+        except BrokenProcessPool:
+            raise WorkerDied(f"a worker process of the {jobs} jobs died (killed for memory?); run again with fewer "
+                             "jobs") from None
+        finally:
+            pool.shutdown(cancel_futures=True)
