@@ -2,7 +2,7 @@
 
 The workers are spawned (TensorFlow's runtime does not survive a fork) and each starts with its share of the cores
 as TensorFlow's thread pools and the parent's warning filters, before anything heavy is imported: this module
-imports only the standard library, so a worker's first import of TensorFlow comes after both are set.
+imports only the standard library, so a worker imports TensorFlow (if its calls need it) after both are set.
 """
 
 from __future__ import annotations
@@ -30,10 +30,8 @@ def _start_worker(threads: int, filters: list) -> None:
     part of a step, so jobs of their own share of the cores get more done than one process of every core, and jobs
     that each take every core wait on one another (docs/results.md has the figures)."""
     warnings.filters[:] = filters  # the command's own (dialog --verbose shows the frameworks' warnings; else none)
-    import tensorflow as tf
-
-    tf.config.threading.set_intra_op_parallelism_threads(threads)
-    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    # read by TensorFlow's runtime when it makes its thread pools (tf.config.threading's calls need it imported)
+    os.environ["TF_NUM_INTRAOP_THREADS"] = os.environ["TF_NUM_INTEROP_THREADS"] = str(threads)
 
 
 def in_workers(function: Callable[..., Any], calls: Sequence[tuple], jobs: int, order: Sequence[int] | None = None

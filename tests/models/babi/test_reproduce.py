@@ -125,3 +125,17 @@ def test_a_corpus_that_holds_back_its_tests_is_reported_on_dev_and_the_oov_dev_s
     assert f"| T1 (OOV dev) | **{oov.per_response:.1f}** ({oov.per_dialog:.1f}) · paper {paper:g}" in out.read_text()
     rows = {r["row"]: r for r in csv.DictReader(out.with_suffix(".csv").open())}
     assert float(rows["T1 (OOV dev)"]["paper_per_response"]) == paper
+
+
+def test_jobs_give_the_table_of_one_process(tmp_path: Path) -> None:
+    """Units run in two worker processes, longest first: the same cells, in the table's order, as in one."""
+    data = tmp_path / "corpus"
+    generate(GenerationPlan(seed=4, dialogs_per_split=6, tasks=(1, 2)), data, runner="local")
+    methods = ["rule_based", "nearest_neighbour", "tfidf"]
+    one = run_benchmark(data, tmp_path / "one.md", methods=methods, progress=lambda line: None)
+    lines: list[str] = []
+    two = run_benchmark(data, tmp_path / "two.md", methods=methods, progress=lines.append, jobs=2)
+    assert [(c.row, c.method, c.per_response, c.per_dialog) for c in two] == \
+        [(c.row, c.method, c.per_response, c.per_dialog) for c in one]
+    assert len(lines) == len(two)  # each unit's lines printed by the parent
+    assert (tmp_path / "two.csv").read_text().count("\n") == (tmp_path / "one.csv").read_text().count("\n")

@@ -1,0 +1,29 @@
+"""`models.jobs`: independent calls in spawned worker processes, their results by index, their errors raised."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from models.jobs import WorkerDied, cores, in_workers
+
+
+def test_results_come_back_by_index_whatever_the_order_started() -> None:
+    results = dict(in_workers(pow, [(2, 3), (3, 2), (5, 1)], jobs=2, order=[2, 0, 1]))
+    assert results == {0: 8, 1: 9, 2: 5}
+
+
+def test_an_error_in_a_call_is_raised_in_the_parent() -> None:
+    with pytest.raises(ValueError, match="invalid literal"):
+        list(in_workers(int, [("12",), ("twelve",)], jobs=1))
+
+
+def test_a_worker_that_dies_is_named() -> None:
+    with pytest.raises(WorkerDied, match="fewer jobs"):
+        list(in_workers(os._exit, [(3,)], jobs=1))
+
+
+def test_each_worker_has_its_share_of_the_cores_as_tensorflow_threads() -> None:
+    shares = dict(in_workers(os.getenv, [("TF_NUM_INTRAOP_THREADS",), ("TF_NUM_INTEROP_THREADS",)], jobs=2))
+    assert shares == {0: str(max(1, cores() // 2)), 1: str(max(1, cores() // 2))}
