@@ -2,11 +2,15 @@
 
 The workers are spawned (TensorFlow's runtime does not survive a fork) and each starts with its share of the cores
 as TensorFlow's thread pools and the parent's warning filters, before anything heavy is imported: this module
-imports only the standard library, so a worker imports TensorFlow (if its calls need it) after both are set.
+imports only the standard library, so a worker imports TensorFlow (if its calls need it) after both are set. A
+worker's log records go to the parent's handlers (the logging cookbook's queue), so a command shows the same lines
+whether its work ran in one process or in several.
 """
 
 from __future__ import annotations
 
+import logging
+import logging.handlers
 import multiprocessing
 import os
 import warnings
@@ -25,11 +29,14 @@ def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _start_worker(threads: int, filters: list) -> None:
+def _start_worker(threads: int, filters: list, records: Any, level: int) -> None:
     """Each worker's TensorFlow threads, set before its runtime starts. These small models keep a thread busy only
     part of a step, so jobs of their own share of the cores get more done than one process of every core, and jobs
     that each take every core wait on one another (docs/results.md has the figures)."""
     warnings.filters[:] = filters  # the command's own (dialog --verbose shows the frameworks' warnings; else none)
+    root = logging.getLogger()
+    root.handlers[:] = [logging.handlers.QueueHandler(records)]
+    root.setLevel(level)
     # read by TensorFlow's runtime when it makes its thread pools (tf.config.threading's calls need it imported)
     os.environ["TF_NUM_INTRAOP_THREADS"] = os.environ["TF_NUM_INTEROP_THREADS"] = str(threads)
 
@@ -42,13 +49,21 @@ def in_workers(function: Callable[..., Any], calls: Sequence[tuple], jobs: int, 
     here, and the calls not started are cancelled; a worker that dies raises :class:`WorkerDied`."""
     order = range(len(calls)) if order is None else order
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, context, _start_worker, (max(1, cores() // jobs), list(warnings.filters))) as pool:
-        running = {pool.submit(function, *calls[index]): index for index in order}
-        try:
-            for future in as_completed(running):
-                yield running[future], future.result()
-        except BrokenProcessPool:
-            raise WorkerDied(f"a worker process of the {jobs} jobs died (killed for memory?); run again with fewer "
-                             "jobs") from None
-        finally:
-            pool.shutdown(cancel_futures=True)
+    root = logging.getLogger()
+    records = context.Queue()
+    listener = logging.handlers.QueueListener(records, *root.handlers, respect_handler_level=True)
+    listener.start()
+    start = (max(1, cores() // jobs), list(warnings.filters), records, root.getEffectiveLevel())
+    try:
+        with ProcessPoolExecutor(jobs, context, _start_worker, start) as pool:
+            running = {pool.submit(function, *calls[index]): index for index in order}
+            try:
+                for future in as_completed(running):
+                    yield running[future], future.result()
+            except BrokenProcessPool:
+                raise WorkerDied(f"a worker process of the {jobs} jobs died (killed for memory?); run again with "
+                                 "fewer jobs") from None
+            finally:
+                pool.shutdown(cancel_futures=True)
+    finally:
+        listener.stop()

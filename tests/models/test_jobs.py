@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pytest
@@ -27,3 +28,10 @@ def test_a_worker_that_dies_is_named() -> None:
 def test_each_worker_has_its_share_of_the_cores_as_tensorflow_threads() -> None:
     shares = dict(in_workers(os.getenv, [("TF_NUM_INTRAOP_THREADS",), ("TF_NUM_INTEROP_THREADS",)], jobs=2))
     assert shares == {0: str(max(1, cores() // 2)), 1: str(max(1, cores() // 2))}
+
+
+def test_workers_log_through_the_parents_handlers(caplog) -> None:
+    caplog.set_level(logging.WARNING)
+    list(in_workers(logging.warning, [("from a worker %s", 0), ("from a worker %s", 1)], jobs=2))
+    list(in_workers(logging.info, [("below the parent's level",)], jobs=1))
+    assert sorted(record.getMessage() for record in caplog.records) == ["from a worker 0", "from a worker 1"]
