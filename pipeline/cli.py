@@ -606,7 +606,8 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
                    "one that fits the paper's scale, rather than Table 6's own.")
 @click.option("--jobs", type=click.IntRange(min=1),
               help="Table 2: run the (task, method) units in this many worker processes, the cores shared among them "
-                   "(default: one per core; about 1 GB of memory each on task 5). 1 runs them in this process.")
+                   "(default: one per core; each job holds a task and its model, so fewer on a machine short of "
+                   "memory). 1 runs them in this process.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
               folds: int | None, seeds: int, streamed: bool, jobs: int | None) -> None:
     """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
