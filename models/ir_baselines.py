@@ -7,7 +7,9 @@ word of each KB entity said in the input or the memory, so that the two meet in 
 the conversation is where entities are looked for (the last utterance before an API call is silence).
 
 Nearest neighbour answers with the response of the training utterance that shares the most words with the last
-user utterance; among tied utterances, the response that co-occurs most often with them wins.
+user utterance; among tied utterances, the response that co-occurs most often with them wins. The paper scores by
+"word overlap" without saying more: the count of shared words, or (``normalised``) that count over the words of
+either (Jaccard's), which prefers the utterance that says nothing else.
 """
 
 from __future__ import annotations
@@ -141,7 +143,8 @@ class TfIdfMatch:
 
 
 class NearestNeighbour:
-    def __init__(self, training: Sequence[TurnExample]) -> None:
+    def __init__(self, training: Sequence[TurnExample], normalised: bool = False) -> None:
+        self.normalised = normalised
         self.responses: dict[str, Counter[str]] = defaultdict(Counter)
         for example in training:
             self.responses[example.query][example.answer] += 1
@@ -154,18 +157,23 @@ class NearestNeighbour:
         self.fallback = Counter(a for counts in self.responses.values() for a in counts.elements())
 
     def votes(self, query: str) -> Counter[str]:
-        """The responses to the training utterances sharing most words with ``query`` (every response, when
-        none shares a word), counted."""
+        """The responses to the training utterances sharing most words with ``query`` (or the largest share of
+        their words and its, ``normalised``; every response, when none shares a word), counted."""
+        words = dict.fromkeys(tokenize(query))  # in query order: ties break the same way in every run
         overlap: Counter[int] = Counter()
-        for word in dict.fromkeys(tokenize(query)):  # in query order: ties break the same way in every run
+        for word in words:
             for i in self.inverted.get(word, ()):
                 overlap[i] += 1
         if not overlap:
             return self.fallback
-        best = max(overlap.values())
+        if self.normalised:  # Jaccard's: shared words over the words of either
+            score = {i: count / (len(words) + len(self.words[i]) - count) for i, count in overlap.items()}
+        else:
+            score = dict(overlap)
+        best = max(score.values())
         votes: Counter[str] = Counter()
-        for i, count in overlap.items():
-            if count == best:
+        for i, value in score.items():
+            if value == best:
                 votes.update(self.responses[self.utterances[i]])
         return votes
 

@@ -47,6 +47,14 @@ def test_nearest_neighbour_overlap_then_frequency() -> None:
     assert best_answers(model, [ex("zzz")]) == ["i'm on it"]  # no overlap: the most frequent response overall
 
 
+def test_nearest_neighbour_normalised_overlap_prefers_the_utterance_that_says_nothing_else() -> None:
+    training = [ex("can you book a table in rome for six", "api_call"), ex("book a table", "where should it be")]
+    query = [ex("can you book a table")]
+    # five words shared against three; but 5 of the 9 words of either against 3 of 5
+    assert best_answers(NearestNeighbour(training), query) == ["api_call"]
+    assert best_answers(NearestNeighbour(training, normalised=True), query) == ["where should it be"]
+
+
 def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_path) -> None:
     """The batch path (one product, then only the re-weighted candidates) gives bit-identical scores, hence the
     same rankings, as the per-input formula it replaced, on generated task 5 with its KB's entity types."""
