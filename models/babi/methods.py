@@ -109,69 +109,81 @@ def _train(task: TaskData, config: TrainConfig, out: Path, settings: Settings,
 
 @register("embeddings", PAPER, "Supervised embeddings")
 def embeddings(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
-    """Table 8 as it is (its learning rates work with Adam here)."""
-    config = settings.config or paper_config(task.task, model="embeddings", **budget_of(settings, "embeddings"),
-                                                 seed=settings.seed)
-    summary = _train(task, config, work_dir, settings)
-    note = (f"best epoch {summary['best_epoch']}/{summary['history'][-1]['epoch']} on {settings.chosen_on} "
-            f"({summary['dev_per_response_accuracy']}%), {summary['train_seconds']} s")
-    return Fitted(ExportedRanker(work_dir), note, summary)
+    """Table 8 as it is (its learning rates work with Adam here), with A and B apart and with A = B: "we also
+    consider the case of enforcing A = B, which sometimes works better, and optimize the choice on the validation
+    set" (section 4.3)."""
+    if settings.config:  # `dialog train`, the TFX Trainer: that config, exported at work_dir
+        summary = _train(task, settings.config, work_dir, settings)
+        return Fitted(ExportedRanker(work_dir), _chosen(settings.config, summary, settings, _embedding_matrices)
+                      + f", {summary['train_seconds']} s", summary)
+    config = paper_config(task.task, model="embeddings", **budget_of(settings, "embeddings"), seed=settings.seed)
+    return _table_row(task, work_dir, settings, [config, replace(config, shared_embeddings=True)],
+                      _embedding_matrices, "choice of A and B")
+
+
+def _embedding_matrices(config: TrainConfig) -> str:
+    return "A = B" if config.shared_embeddings else "A and B apart"
 
 
 def _memn2n_recipe(task: TaskData, settings: Settings, match_type: bool) -> list[TrainConfig]:
     """Table 2's MemN2N row: words no training dialog holds (OOV entities) at a zero embedding, a gradient row per
     word occurrence (``models.memn2n.summed_rows``), the shared defaults' step and
-    :data:`~models.babi.presets.OOV_DEV_STEP`, each trained until ``PATIENCE`` epochs in a row beat no best."""
+    :data:`~models.babi.presets.OOV_DEV_STEP` (the latter only where there is an OOV dev set to see what it is
+    for), each trained until ``PATIENCE`` epochs in a row beat no best."""
     config = paper_config(task.task, match_type=match_type, **budget_of(settings, "memn2n"), only_learned_words=True,
                           per_occurrence_gradient=True, seed=settings.seed)
-    return [config, replace(config, **OOV_DEV_STEP)]
+    return [config, replace(config, **OOV_DEV_STEP)] if oov_dev_examples(task) else [config]
 
 
 def _memn2n(match_type: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
         if settings.config:  # `dialog train`, the TFX Trainer: that config, exported at work_dir
             summary = _train(task, settings.config, work_dir, settings)
-            return Fitted(ExportedRanker(work_dir), _memn2n_step(settings.config, summary, settings)
+            return Fitted(ExportedRanker(work_dir), _chosen(settings.config, summary, settings, _memn2n_step)
                           + _memn2n_options(settings.config), summary)
-        return _memn2n_table_row(task, work_dir, settings, _memn2n_recipe(task, settings, match_type))
+        configs = _memn2n_recipe(task, settings, match_type)
+        return _table_row(task, work_dir, settings, configs, _memn2n_step, "step", _memn2n_options(configs[0]))
 
     return fit
 
 
-def _memn2n_table_row(task: TaskData, work_dir: Path, settings: Settings, configs: Sequence[TrainConfig]) -> Fitted:
-    """Every step of ``configs`` trained once. The plain splits are scored with the step and epoch best on dev;
-    where the task has an OOV dev set (``data.oov_dev``), the OOV splits with the step and epoch best on it, so
-    neither kind of test set pays for the other's choice. Without an OOV dev set, the first step alone."""
+def _table_row(task: TaskData, work_dir: Path, settings: Settings, configs: Sequence[TrainConfig],
+               variant: Callable[[TrainConfig], str], differ_in: str, options: str = "") -> Fitted:
+    """Every variant of ``configs`` trained once (``variant`` names one in the note, ``differ_in`` what they differ
+    in). The plain splits are scored with the variant and epoch best on dev; where the task has an OOV dev set
+    (``data.oov_dev``), the OOV splits with the variant and epoch best on it, so neither kind of test set pays for
+    the other's choice. A tie keeps the earlier variant."""
     oov_dev = oov_dev_examples(task)
-    if not oov_dev:
-        configs = configs[:1]
     runs = []
     for number, config in enumerate(configs):
-        directory = work_dir / f"step{number}"
+        directory = work_dir / f"variant{number}"
         summary = _train(task, config, directory / "dev", settings, oov_dev=oov_dev,
                          oov_out=directory / "oov" if oov_dev else None)
         runs.append((number, config, directory, summary))
-    seconds = sum(run[3]["train_seconds"] for run in runs)
-    # a tie keeps the shared defaults (the first step)
     number, config, directory, summary = max(runs, key=lambda run: (run[3]["dev_per_response_accuracy"], -run[0]))
-    options = _memn2n_options(config) + f"; {seconds:.1f} s"
+    others = f"; each chosen over {len(runs) - 1} other {differ_in}" if len(runs) > 1 else ""
+    tail = f"{options}; {sum(run[3]['train_seconds'] for run in runs):.1f} s"
+    chosen = _chosen(config, summary, settings, variant)
     if not oov_dev:
-        return Fitted(ExportedRanker(directory / "dev"), _memn2n_step(config, summary, settings) + options, summary)
+        return Fitted(ExportedRanker(directory / "dev"), chosen + others + tail, summary)
     oov_number, oov_config, oov_directory, oov_summary = max(
         runs, key=lambda run: (run[3]["oov_dev_best_per_response_accuracy"], -run[0]))
     oov_ranker = ExportedRanker(oov_directory / "oov")
-    note = (f"plain sets: {_memn2n_step(config, summary, settings)}; OOV sets: Adam {oov_config.learning_rate} in "
-            f"batches of {oov_config.batch_size}, best epoch {oov_summary['oov_dev_best_epoch']}/"
+    note = (f"plain sets: {chosen}; OOV sets: {variant(oov_config)}, best epoch {oov_summary['oov_dev_best_epoch']}/"
             f"{oov_summary['history'][-1]['epoch']} on OOV dev ({oov_summary['oov_dev_best_per_response_accuracy']}%)"
-            f"; each chosen over {len(runs) - 1} other step{options}")
+            + others + tail)
     return Fitted(ExportedRanker(directory / "dev"), note, summary,
                   by_split={"tst-OOV": oov_ranker, OOV_DEV_SPLIT: oov_ranker})
 
 
-def _memn2n_step(config: TrainConfig, summary: dict, settings: Settings) -> str:
-    """Adam's step and the epoch chosen on dev, out of the epochs run."""
-    return (f"Adam {config.learning_rate} in batches of {config.batch_size}, best epoch {summary['best_epoch']}/"
-            f"{summary['history'][-1]['epoch']} on {settings.chosen_on} ({summary['dev_per_response_accuracy']}%)")
+def _chosen(config: TrainConfig, summary: dict, settings: Settings, variant: Callable[[TrainConfig], str]) -> str:
+    """The variant and the epoch chosen on dev, out of the epochs run."""
+    return (f"{variant(config)}, best epoch {summary['best_epoch']}/{summary['history'][-1]['epoch']} on "
+            f"{settings.chosen_on} ({summary['dev_per_response_accuracy']}%)")
+
+
+def _memn2n_step(config: TrainConfig) -> str:
+    return f"Adam {config.learning_rate} in batches of {config.batch_size}"
 
 
 def _memn2n_options(config: TrainConfig) -> str:
