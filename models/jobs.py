@@ -4,7 +4,8 @@ The workers are spawned (TensorFlow's runtime does not survive a fork) and each 
 as TensorFlow's thread pools and the parent's warning filters, before anything heavy is imported: this module
 imports only the standard library, so a worker imports TensorFlow (if its calls need it) after both are set. A
 worker's log records go to the parent's handlers (the logging cookbook's queue), so a command shows the same lines
-whether its work ran in one process or in several.
+whether its work ran in one process or in several. A worker whose parent is gone (killed, say) ends at once: an
+orphan would go on training for minutes, on cores another run may be timing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import logging
 import logging.handlers
 import multiprocessing
 import os
+import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -29,10 +32,18 @@ def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _end_with_parent(parent: int, every: float = 1.0) -> None:
+    """Ends this process once its parent is no longer ``parent`` (a worker's parent never changes but by dying)."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)
+
+
 def _start_worker(threads: int, filters: list, records: Any, level: int) -> None:
     """Each worker's TensorFlow threads, set before its runtime starts. These small models keep a thread busy only
     part of a step, so jobs of their own share of the cores get more done than one process of every core, and jobs
     that each take every core wait on one another (docs/results.md has the figures)."""
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True, name="end-with-parent").start()
     warnings.filters[:] = filters  # the command's own (dialog --verbose shows the frameworks' warnings; else none)
     root = logging.getLogger()
     root.handlers[:] = [logging.handlers.QueueHandler(records)]

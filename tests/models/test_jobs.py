@@ -35,3 +35,45 @@ def test_workers_log_through_the_parents_handlers(caplog) -> None:
     list(in_workers(logging.warning, [("from a worker %s", 0), ("from a worker %s", 1)], jobs=2))
     list(in_workers(logging.info, [("below the parent's level",)], jobs=1))
     assert sorted(record.getMessage() for record in caplog.records) == ["from a worker 0", "from a worker 1"]
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as handle:
+        return [int(child) for child in handle.read().split()]
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads the process tree from /proc (Linux)")
+def test_a_worker_ends_when_its_parent_is_killed(tmp_path) -> None:
+    """A killed `dialog benchmark --jobs 2` left its two workers training on for half an hour."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text("import time\nfrom models.jobs import in_workers\n"
+                      "if __name__ == '__main__':\n    list(in_workers(time.sleep, [(120,)], jobs=1))\n")
+    parent = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    try:
+        deadline, workers = time.monotonic() + 60, []
+        while not workers and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = [child for child in _children(parent.pid)
+                       if b"spawn_main" in open(f"/proc/{child}/cmdline", "rb").read()]
+        assert workers, "no worker started"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(map(_running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(map(_running, workers))
+    finally:
+        parent.kill()
