@@ -40,9 +40,10 @@ def _end_with_parent(parent: int, every: float = 1.0) -> None:
 
 
 def _start_worker(threads: int, filters: list, records: Any, level: int) -> None:
-    """Each worker's TensorFlow threads, set before its runtime starts. These small models keep a thread busy only
-    part of a step, so jobs of their own share of the cores get more done than one process of every core, and jobs
-    that each take every core wait on one another (docs/results.md has the figures)."""
+    """A worker's start, before any call: its watch on its parent, the parent's warning filters and log level, and
+    its TensorFlow threads, set before the runtime starts. These small models keep a thread busy only part of a
+    step, so jobs of their own share of the cores get more done than one process of every core, and jobs that each
+    take every core wait on one another (docs/results.md has the figures)."""
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True, name="end-with-parent").start()
     warnings.filters[:] = filters  # the command's own (dialog --verbose shows the frameworks' warnings; else none)
     root = logging.getLogger()
