@@ -128,11 +128,10 @@ def _embedding_matrices(config: TrainConfig) -> str:
 def _memn2n_recipe(task: TaskData, settings: Settings, match_type: bool) -> list[TrainConfig]:
     """Table 2's MemN2N row: words no training dialog holds (OOV entities) at a zero embedding, a gradient row per
     word occurrence (``models.memn2n.summed_rows``), the shared defaults' step and
-    :data:`~models.babi.presets.OOV_DEV_STEP` (the latter only where there is an OOV dev set to see what it is
-    for), each trained until ``PATIENCE`` epochs in a row beat no best."""
+    :data:`~models.babi.presets.OOV_DEV_STEP`, each trained until ``PATIENCE`` epochs in a row beat no best."""
     config = paper_config(task.task, match_type=match_type, **budget_of(settings, "memn2n"), only_learned_words=True,
                           per_occurrence_gradient=True, seed=settings.seed)
-    return [config, replace(config, **OOV_DEV_STEP)] if oov_dev_examples(task) else [config]
+    return [config, replace(config, **OOV_DEV_STEP)]
 
 
 def _memn2n(match_type: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
@@ -141,21 +140,24 @@ def _memn2n(match_type: bool) -> Callable[[TaskData, Path, Settings], Fitted]:
             summary = _train(task, settings.config, work_dir, settings)
             return Fitted(ExportedRanker(work_dir), _chosen(settings.config, summary, settings, _memn2n_step)
                           + _memn2n_options(settings.config), summary)
-        configs = _memn2n_recipe(task, settings, match_type)
-        return _table_row(task, work_dir, settings, configs, _memn2n_step, "step", _memn2n_options(configs[0]))
+        shared, smaller = _memn2n_recipe(task, settings, match_type)  # the smaller step is for the OOV sets
+        return _table_row(task, work_dir, settings, [shared], _memn2n_step, "step", _memn2n_options(shared),
+                          oov_only=[smaller])
 
     return fit
 
 
 def _table_row(task: TaskData, work_dir: Path, settings: Settings, configs: Sequence[TrainConfig],
-               variant: Callable[[TrainConfig], str], differ_in: str, options: str = "") -> Fitted:
+               variant: Callable[[TrainConfig], str], differ_in: str, options: str = "",
+               oov_only: Sequence[TrainConfig] = ()) -> Fitted:
     """Every variant of ``configs`` trained once (``variant`` names one in the note, ``differ_in`` what they differ
-    in). The plain splits are scored with the variant and epoch best on dev; where the task has an OOV dev set
-    (``data.oov_dev``), the OOV splits with the variant and epoch best on it, so neither kind of test set pays for
-    the other's choice. A tie keeps the earlier variant."""
+    in), and those of ``oov_only`` where the task has an OOV dev set (``data.oov_dev``) to choose them on. The plain
+    splits are scored with the variant and epoch best on dev; where there is an OOV dev set, the OOV splits with the
+    variant and epoch best on it, so neither kind of test set pays for the other's choice. A tie keeps the earlier
+    variant."""
     oov_dev = oov_dev_examples(task)
     runs = []
-    for number, config in enumerate(configs):
+    for number, config in enumerate([*configs, *oov_only] if oov_dev else configs):
         directory = work_dir / f"variant{number}"
         summary = _train(task, config, directory / "dev", settings, oov_dev=oov_dev,
                          oov_out=directory / "oov" if oov_dev else None)
