@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -166,10 +166,9 @@ class NearestNeighbour:
                 overlap[i] += 1
         if not overlap:
             return self.fallback
+        score: Mapping[int, float] = overlap
         if self.normalised:  # Jaccard's: shared words over the words of either
             score = {i: count / (len(words) + len(self.words[i]) - count) for i, count in overlap.items()}
-        else:
-            score = dict(overlap)
         best = max(score.values())
         votes: Counter[str] = Counter()
         for i, value in score.items():
