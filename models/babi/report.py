@@ -14,6 +14,7 @@ from data.atomic import write_text_atomic
 from data.babi import dstc2
 from models import methods
 from models.babi.answer_kinds import KINDS
+from models.babi.folds import NEW_BOT_STYLES
 from models.babi.methods import MAX_EPOCHS, PATIENCE
 from models.babi.paper import PAPER_TABLE2
 from models.babi.presets import OOV_DEV_STEP
@@ -106,10 +107,12 @@ def format_markdown(cells: Sequence[Cell]) -> str:
                      "standard deviation. The dev and test rows of these tasks are one final model chosen on a fold "
                      "of trn: dev is reported, never used to choose.")
     if any(row.endswith("(new bot)") for row in rows):
-        notes.append("- Rows marked (new bot): trn's dialogs split by the bot's wording style (two styles learned "
-                     "from its templates, models.babi.folds.bot_styles); each method trained on one style (and the "
-                     "undecided dialogs), chosen on a fifth of them, scored on the other; the mean over the two ± "
-                     "their standard deviation: an estimate for a bot that trained none of the dialogs.")
+        notes.append("- Rows marked (new bot): trn's dialogs split by the bot's wording style "
+                     f"({NEW_BOT_STYLES} styles learned from its templates, models.babi.folds.bot_styles); each "
+                     "style held out in turn, the "
+                     "method trained on the others (and the undecided dialogs), chosen on a fifth of them, scored on "
+                     "the style held out; the mean over the styles ± their standard deviation: an estimate for a bot "
+                     "that trained none of the dialogs.")
     return "\n".join(lines + ([""] + notes if notes else []) + format_kinds(cells)) + "\n"
 
 

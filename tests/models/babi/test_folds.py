@@ -111,12 +111,13 @@ def test_the_task6_row_is_chosen_on_folds_and_dev_reported_once(task5, tmp_path:
     assert [c.row for c in plain] == ["T6 (dev)"] and "Rows marked (dev)" in (tmp_path / "plain.md").read_text()
 
 
-def _two_bots(task: TaskData) -> TaskData:
-    """The task's training dialogs, the odd ones said by a second bot: other words for the same offer and the
-    same wait (no other difference)."""
-    other = {"what do you think of this option:": "how about", "i'm on it": "one moment please"}
+def _bots(task: TaskData, bots: int) -> TaskData:
+    """The task's training dialogs, twice over, said by ``bots`` bots in turn (dialog i by bot i % bots): other
+    words for the same offer and the same wait (no other difference)."""
+    wordings = [{}, {"what do you think of this option:": "how about", "i'm on it": "one moment please"},
+                {"what do you think of this option:": "may i suggest", "i'm on it": "let me look into it"}]
 
-    def said_otherwise(dialog: Dialog) -> Dialog:
+    def said_by(dialog: Dialog, other: dict[str, str]) -> Dialog:
         def turn(line: Turn) -> Turn:
             bot = line.bot
             for words, instead in other.items():
@@ -124,19 +125,25 @@ def _two_bots(task: TaskData) -> TaskData:
             return replace(line, bot=bot)
         return replace(dialog, lines=tuple(turn(line) if isinstance(line, Turn) else line for line in dialog.lines))
 
-    dialogs = task.dialogs["trn"]
-    return task.with_dialogs({"trn": [said_otherwise(d) if i % 2 else d for i, d in enumerate(dialogs)],
+    dialogs = task.dialogs["trn"] * 2
+    return task.with_dialogs({"trn": [said_by(d, wordings[i % bots]) for i, d in enumerate(dialogs)],
                               "dev": task.dialogs["dev"]})
 
 
-def test_the_bots_wording_styles_are_told_apart_and_each_held_out_whole(task5) -> None:
-    task = _two_bots(task5)
-    styles = bot_styles(task)
-    first = styles[0]
-    assert first in (1, 2) and styles == [first if i % 2 == 0 else 3 - first for i in range(len(styles))]
-    runs = bot_runs(task, seed=1)
-    assert [run.name for run in runs] == ["new bot 1/2", "new bot 2/2"]
+@pytest.mark.parametrize("bots", [2, 3])
+def test_the_bots_wording_styles_are_told_apart_and_each_held_out_whole(task5, bots: int) -> None:
+    task = _bots(task5, bots)
+    styles = bot_styles(task, bots)
+    # each bot is one style, whatever its number
+    assert sorted(set(styles)) == list(range(1, bots + 1)) and styles == [styles[i % bots] for i in range(len(styles))]
+    runs = bot_runs(task, seed=1, styles=bots)
+    assert [run.name for run in runs] == [f"new bot {held}/{bots}" for held in range(1, bots + 1)]
     for held, run in enumerate(runs, start=1):
         trn, dev, tst = (_ids(run.task, split) for split in ("trn", "dev", "tst"))
         assert tst == {id(d) for d, style in zip(task.dialogs["trn"], styles, strict=True) if style == held}
         assert not (trn & dev or trn & tst or dev & tst) and trn | dev | tst == _ids(task, "trn") and dev
+
+
+def test_one_bot_cannot_be_told_into_two_styles(task5) -> None:
+    with pytest.raises(ValueError, match="wording styles"):
+        bot_runs(task5)
