@@ -23,7 +23,7 @@ from models.examples import TaskData, TurnExample
 from models.features import kb_entity_types
 from models.ir_baselines import NearestNeighbour, TfIdfMatch
 from models.methods import Fitted, NotApplicable, Ranker, Settings, best_answers, register
-from models.metrics import accuracy_report, percent
+from models.metrics import accuracy_report
 from models.serving.ranker import ExportedRanker
 from models.training import OOV_DEV_SPLIT, TrainConfig, oov_dev_examples, train
 
@@ -37,8 +37,6 @@ DEFAULT_EPOCHS = 30
 # then only wavers (the curve is in docs/results.md).
 PATIENCE = {"memn2n": 10, "embeddings": 25, "hcn": 5}
 MAX_EPOCHS = 100
-# The log-odds a template the bot already said may be raised by (``-said_before`` methods), chosen on dev.
-REPEAT_BIASES = (0.0, 1.0, 2.0, 4.0)
 DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
                     ("location", "price", "cuisine"))
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.
@@ -219,15 +217,13 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
 
 
 def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True,
-                     encoder: str = "memn2n", action_mask: bool = True, said_before: bool = False
-                     ) -> Callable[[TaskData, Path, Settings], Fitted]:
+                     encoder: str = "memn2n", action_mask: bool = True) -> Callable[[TaskData, Path, Settings], Fitted]:
     """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
     features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
     (``call_action=False``) the same model and filler, the API calls ranked as templates like the others.
     ``encoder="lstm"``: Hybrid Code Networks (the template model an LSTM over the utterances, its action mask);
-    (``action_mask=False``) the same HCN ranking without its mask. (``said_before``) the same ranker, a template
-    the bot already said in the dialog raised by the log-odds of :data:`REPEAT_BIASES` best on the run's dev."""
-    whole = not removed and dialog_state and call_action and action_mask and not said_before
+    (``action_mask=False``) the same HCN ranking without its mask."""
+    whole = not removed and dialog_state and call_action and action_mask
     name = "template LSTM" if encoder == "lstm" else "template MemN2N"
 
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
@@ -243,14 +239,6 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
                                                            "like the others (no call action)", summary)
         if not action_mask:
             return Fitted(replace(ranker, waits=None), "the ranker above, without its action mask", summary)
-        if said_before:
-            dev = task.split("dev")
-            right = {bias: percent(row[0] == e.answer for row, e in zip(
-                replace(ranker, repeat_bias=bias).rank(dev, 1), dev, strict=True)) for bias in REPEAT_BIASES}
-            bias = max(REPEAT_BIASES, key=lambda b: (right[b], -b))  # the smallest of the best
-            return Fitted(replace(ranker, repeat_bias=bias), f"the ranker above, a template the bot already said "
-                          f"raised by {bias} (on {settings.chosen_on}: " + ", ".join(
-                              f"{b}: {right[b]:.2f}%" for b in REPEAT_BIASES) + ")", summary)
         if not removed:  # the exported SavedModel: what TF Serving would answer
             return Fitted(ExportedRanker(directory), note + f"; filling trained on {summary['filler']['examples']} "
                                                               "turns", summary)
@@ -272,10 +260,6 @@ register("template_memn2n-no_call_action", PAPER,
 register("hcn", PAPER, "Hybrid Code Networks (template LSTM, ours)")(_template_memn2n(encoder="lstm"))
 register("hcn-no_action_mask", PAPER, "Hybrid Code Networks without the action mask"
          )(_template_memn2n(encoder="lstm", action_mask=False))
-register("hcn-said_before", PAPER, "Hybrid Code Networks, templates said before raised"
-         )(_template_memn2n(encoder="lstm", said_before=True))
-register("template_memn2n-said_before", PAPER, "Template MemN2N, templates said before raised"
-         )(_template_memn2n(said_before=True))
 register("hcn-no_dialog_state", PAPER, "Hybrid Code Networks without the tracked dialog state"
          )(_template_memn2n(dialog_state=False, encoder="lstm"))
 

@@ -19,7 +19,6 @@ import tensorflow as tf
 
 from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT, is_api_call
 from models.babi.dialog_state import DialogStateTracker, StateSpec, last_index
-from models.examples import BOT
 from models.features import FeatureSpec
 from models.memn2n import MemN2N
 from models.serving.export import DialogServingModule, hold_models
@@ -357,15 +356,11 @@ class TemplateServingModule(DialogServingModule):
     def __init__(self, types: dict[str, str], attributes: dict[str, dict[str, str]], candidates: Sequence[str],
                  template_spec: FeatureSpec, template_model: MemN2N, filler: keras.Model,
                  feature_names: Sequence[str], top_k: int = 10, state: StateSpec | None = None,
-                 call_bias: float | None = None, waits: Mapping[str, Sequence[str]] | None = None,
-                 repeat_bias: float = 0.0) -> None:
+                 call_bias: float | None = None, waits: Mapping[str, Sequence[str]] | None = None) -> None:
         super().__init__(template_spec, template_model, top_k)
         hold_models(self, filler=filler)
         self.tracker = DialogStateTracker(state) if state is not None else None
         self.call_bias = call_bias  # None: the API calls are templates like the others (no action)
-        # Log-odds added to a template the bot already said in this dialog: a bot keeps its own wording, which
-        # a model trained on other bots' dialogs gives little weight (0: none).
-        self.repeat_bias = repeat_bias
         self.filling = FillingFeatures(types, attributes, candidates, feature_names)
         static = self.filling.static_features()  # scored once here: no dialog changes them
         self.alone = tf.constant(filler({"features": static[tf.newaxis], "mask": tf.ones([1, static.shape[0]])})[0])
@@ -401,7 +396,7 @@ class TemplateServingModule(DialogServingModule):
         self._spec_json = json.dumps({"template_spec": json.loads(template_spec.to_json()), "entity_types": types,
                                       "attributes": attributes, "filling_features": list(feature_names),
                                       "dialog_state": json.loads(state.to_json()) if state is not None else None,
-                                      "call_bias": self.call_bias, "repeat_bias": self.repeat_bias,
+                                      "call_bias": self.call_bias,
                                       "waits": {t: list(k) for t, k in waits.items()} if waits is not None else None})
 
     def template_inputs(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor,
@@ -428,8 +423,6 @@ class TemplateServingModule(DialogServingModule):
         state = self.tracker.state(memory, memory_speaker, query) if self.tracker is not None else None
         memory_t, speaker_t, query_t, kept = self.template_inputs(memory, memory_speaker, query, state)
         logits, attention = self.model.predict_with_attention(self.featurizer(memory_t, speaker_t, query_t))
-        if self.repeat_bias:
-            logits += self.repeat_bias * tf.cast(self.said_before(memory_t, speaker_t), logits.dtype)
         if self.action_mask:  # a large finite loss, so that every score stays a number
             logits = tf.where(self.allowed(memory, query), logits, MASKED)
         chosen = tf.argmax(logits, axis=1, output_type=tf.int32)  # [B]
@@ -451,11 +444,6 @@ class TemplateServingModule(DialogServingModule):
         return {"responses": tf.gather(self.candidates, top), "scores": tf.gather(scores, top, batch_dims=1),
                 "indices": top, "template": tf.gather(self.templates, chosen),
                 "attention": self.raw_attention(attention, kept, tf.not_equal(memory_speaker, ""))}
-
-    def said_before(self, memory_t: tf.Tensor, speaker_t: tf.Tensor) -> tf.Tensor:
-        """[B, T] whether the bot said each template earlier in the dialog (``memory_t``: delexicalised lines)."""
-        said = tf.equal(memory_t[:, :, tf.newaxis], self.templates[tf.newaxis, tf.newaxis, :])  # [B, M, T]
-        return tf.reduce_any(said & tf.equal(speaker_t, BOT)[:, :, tf.newaxis], axis=1)
 
     def allowed(self, memory: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
         """[B, T] whether each template may be said (the action mask): every entity kind it waits for has a value

@@ -47,7 +47,6 @@ class TemplateRanker:
     call_bias: float | None = None  # with a state: log-odds added to the API-call action (None: no such action)
     # HCN's action mask: template -> the entity kinds it waits for (:meth:`learn_waits`); None: no mask.
     waits: dict[str, tuple[str, ...]] | None = None
-    repeat_bias: float = 0.0  # log-odds added to a template the bot already said in the dialog (0: none)
 
     @classmethod
     def fit(cls, task: TaskData, config: TemplateConfig, out: str | Path | None = None, fill_epochs: int | None = None,
@@ -105,7 +104,7 @@ class TemplateRanker:
             raise ValueError("the template ranker has no filler yet (see with_filler)")
         return TemplateServingModule(self.lexicon.types, self.lexicon.attributes, self.candidates, self.template_spec,
                                      self.template_model, self.filler, self.features, self.top_k, self.state,
-                                     self.call_bias, self.waits, self.repeat_bias)
+                                     self.call_bias, self.waits)
 
     @staticmethod
     def learn_waits(lexicon: EntityLexicon, templates: Sequence[str], trn: Sequence[TurnExample]

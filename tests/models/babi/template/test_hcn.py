@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 from models.babi.template.ranker import TemplateRanker
-from models.examples import BOT, TaskData
+from models.examples import TaskData
 from models.serving.ranker import SavedModelRanker
 from models.training import TemplateConfig
 
@@ -47,18 +47,3 @@ def test_the_action_mask_allows_a_template_once_the_dialog_holds_a_value_of_each
     assert allowed[:, plain].all() and not allowed[0, phone] and allowed[1, phone]
     first = ranker.rank([replace(restaurant, memory=before, memory_speaker=restaurant.memory_speaker[:1])], 1)[0][0]
     assert "_phone" not in first
-
-
-def test_a_template_the_bot_said_before_is_raised_by_the_repeat_bias(hcn) -> None:
-    ranker, _, _, data = hcn
-    example = next(e for e in data.split("dev") if e.memory_speaker.count(BOT) >= 2
-                   and not any(line.startswith("api_call") for line in e.memory))
-    said = {ranker.lexicon.delexicalise(line)
-            for line, speaker in zip(example.memory, example.memory_speaker, strict=True) if speaker == BOT}
-    memory_t, speaker_t, _, _ = ranker.module.template_inputs(
-        tf.constant([example.memory]), tf.constant([example.memory_speaker]), tf.constant([example.query]))
-    flags = ranker.module.said_before(memory_t, speaker_t).numpy()[0]
-    templates = list(ranker.template_spec.candidates)
-    assert {t for t, flag in zip(templates, flags, strict=True) if flag} == said & set(templates) != set()
-    assert ranker.lexicon.delexicalise(replace(ranker, repeat_bias=100.0).rank([example], 1)[0][0]) in said
-    assert replace(ranker, repeat_bias=0.0).rank([example]) == ranker.rank([example])
