@@ -4,7 +4,7 @@
         [--task6 ../dialog-babi-task6] [--only epoch,end_to_end,template,table2,make_run]
 
 Each measure runs the project's own command in a child process (so its wall time includes the start-up and its
-peak RSS is its own):
+peak RSS, summed over the process and the workers it starts, is its own):
 
 - ``epoch``: seconds per epoch of ``dialog train`` with the shared defaults (task 5 with and without match
   type; task 6 with match type when ``--task6`` is given): training, dev evaluation, and their sum; the first
@@ -21,6 +21,7 @@ peak RSS is its own):
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -28,15 +29,19 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import click
+import psutil
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DIALOG = [sys.executable, "-m", "pipeline.cli"]
 MEASURES = ("epoch", "table2_steps", "end_to_end", "template", "table2", "make_run")
 # Table 2's MemN2N rows (models.babi.methods._memn2n_recipe), as `dialog train` flags.
+# How often run() samples the memory of a measured command's process tree.
+TREE_SAMPLE_SECONDS = 0.5
 TABLE2_RECIPE = ["--only-learned-words", "--per-occurrence-gradient", "--select-on-oov-dev"]
 
 
@@ -50,13 +55,41 @@ def table2_steps() -> dict[str, list[str]]:
     return {"shared": [], "oov_dev_step": [f"--{key.replace('_', '-')}={value}" for key, value in OOV_DEV_STEP.items()]}
 
 
+def tree_rss(pid: int) -> int:
+    """Bytes resident in a process and all its descendants now (0 once it is gone)."""
+    try:
+        process = psutil.Process(pid)
+        members = [process, *process.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for member in members:
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            total += member.memory_info().rss
+    return total
+
+
 def run(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (GB) and stdout of a child process; its stderr is kept only when it fails."""
+    """Wall seconds, peak RSS (GB) and stdout of a child process; its stderr is kept only when it fails.
+
+    The peak is the largest sum over the child and its descendants, sampled every
+    :data:`TREE_SAMPLE_SECONDS` (``dialog benchmark --jobs`` trains in worker processes, and the kernel's peak
+    of the largest process alone understates such a run by half)."""
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         child = subprocess.Popen(command, stdout=out, stderr=err, cwd=REPOSITORY,
                                  env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
+        peak, done = [0], threading.Event()
+
+        def sample() -> None:
+            while not done.wait(TREE_SAMPLE_SECONDS):
+                peak[0] = max(peak[0], tree_rss(child.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         _, status, usage = os.wait4(child.pid, 0)
+        done.set()
+        sampler.join()
         child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - started
         out.seek(0)
@@ -64,7 +97,8 @@ def run(command: list[str]) -> tuple[float, float, str]:
         if child.returncode:
             raise click.ClickException(f"{' '.join(command)} failed ({child.returncode}):\n"
                                        f"{err.read().decode(errors='replace')[-3000:]}")
-        return wall, usage.ru_maxrss / 1024 ** 2, out.read().decode()  # ru_maxrss is in KB on Linux
+        # ru_maxrss (KB on Linux): the largest single process, a floor when the tree was not caught at its peak
+        return wall, max(usage.ru_maxrss * 1024, peak[0]) / 1024 ** 3, out.read().decode()
 
 
 def last_json(out: str) -> dict:
