@@ -154,10 +154,13 @@ class TemplateConfig(MemN2NConfig):
     # HCN's action mask (at ranking, not in training): a template is not chosen before the dialog holds a value of
     # each entity kind it waits for (learned: models.babi.template.ranker.TemplateRanker.learn_waits).
     action_mask: bool = False
+    # The template model as the mean of this many models trained alike, seeds ``seed`` to ``seed + ensemble - 1``
+    # (models.ensemble.SeedEnsemble); 1: one model.
+    ensemble: int = 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _whole(self, "fill_epochs", "hidden")
+        _whole(self, "fill_epochs", "hidden", "ensemble")
         if self.encoder not in TEMPLATE_ENCODERS:
             raise ValueError(f"encoder must be one of {list(TEMPLATE_ENCODERS)}, got {self.encoder!r}")
 

@@ -37,6 +37,8 @@ DEFAULT_EPOCHS = 30
 # then only wavers (the curve is in docs/results.md).
 PATIENCE = {"memn2n": 10, "embeddings": 25, "hcn": 5}
 MAX_EPOCHS = 100
+# How many seeds the ``-ensemble`` methods average.
+SEED_ENSEMBLE = 3
 DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
                     ("location", "price", "cuisine"))
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.
@@ -197,18 +199,22 @@ register("memn2n", PAPER, "MemN2N (no match type)")(_memn2n(False))
 register("memn2n_match", PAPER, "MemN2N (+ match type)")(_memn2n(True))
 
 
+def _template_config(task: TaskData, settings: Settings, dialog_state: bool, encoder: str) -> TrainConfig:
+    """The template ranker's settings in this run (HCN's with ``encoder="lstm"``)."""
+    model = {**HCN_TEMPLATE, "patience": PATIENCE["hcn"]} if encoder == "lstm" else {"encoder": encoder}
+    return settings.config or paper_config(task.task, model="template", epochs=epochs_of(settings),
+                                           dialog_state=dialog_state, seed=settings.seed, **model)
+
+
 def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog_state: bool = True,
                      encoder: str = "memn2n") -> tuple[TemplateRanker, dict, Path]:
     """The template ranker of ``task`` in this run (trained once: the ablations share its template model and
     lexicon, through ``settings.memo``), its summary and the directory of its SavedModel. ``encoder="lstm"``:
     Hybrid Code Networks' recurrent policy as the template model, trained until :data:`PATIENCE` epochs in a row
     beat no best (at most ``--epochs``, else :data:`DEFAULT_EPOCHS`), ranking with HCN's action mask."""
-    epochs = epochs_of(settings)
-    key = ("template_ranker", id(task), epochs, dialog_state, encoder, settings.seed)
+    key = ("template_ranker", id(task), epochs_of(settings), dialog_state, encoder, settings.seed)
     if key not in settings.memo:
-        model = {**HCN_TEMPLATE, "patience": PATIENCE["hcn"]} if encoder == "lstm" else {"encoder": encoder}
-        config = settings.config or paper_config(task.task, model="template", epochs=epochs,
-                                                 dialog_state=dialog_state, seed=settings.seed, **model)
+        config = _template_config(task, settings, dialog_state, encoder)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own
@@ -217,13 +223,15 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
 
 
 def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True,
-                     encoder: str = "memn2n", action_mask: bool = True) -> Callable[[TaskData, Path, Settings], Fitted]:
+                     encoder: str = "memn2n", action_mask: bool = True, ensemble: int = 1
+                     ) -> Callable[[TaskData, Path, Settings], Fitted]:
     """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
     features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
     (``call_action=False``) the same model and filler, the API calls ranked as templates like the others.
     ``encoder="lstm"``: Hybrid Code Networks (the template model an LSTM over the utterances, its action mask);
-    (``action_mask=False``) the same HCN ranking without its mask."""
-    whole = not removed and dialog_state and call_action and action_mask
+    (``action_mask=False``) the same HCN ranking without its mask; (``ensemble``) its template model the mean of
+    this many, the same one and more trained with the next seeds."""
+    whole = not removed and dialog_state and call_action and action_mask and ensemble == 1
     name = "template LSTM" if encoder == "lstm" else "template MemN2N"
 
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
@@ -239,6 +247,11 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
                                                            "like the others (no call action)", summary)
         if not action_mask:
             return Fitted(replace(ranker, waits=None), "the ranker above, without its action mask", summary)
+        if ensemble > 1:
+            config = _template_config(task, settings, dialog_state, encoder)
+            seeded, members = ranker.with_seeds(task.split("trn"), task.split("dev"), config, ensemble)
+            return Fitted(seeded, f"the ranker above, its {name} the mean of {ensemble} seeds (best epochs "
+                          + ", ".join(str(m["best_epoch"]) for m in [model, *members]) + ")", summary)
         if not removed:  # the exported SavedModel: what TF Serving would answer
             return Fitted(ExportedRanker(directory), note + f"; filling trained on {summary['filler']['examples']} "
                                                               "turns", summary)
@@ -260,6 +273,8 @@ register("template_memn2n-no_call_action", PAPER,
 register("hcn", PAPER, "Hybrid Code Networks (template LSTM, ours)")(_template_memn2n(encoder="lstm"))
 register("hcn-no_action_mask", PAPER, "Hybrid Code Networks without the action mask"
          )(_template_memn2n(encoder="lstm", action_mask=False))
+register("hcn-ensemble", PAPER, f"Hybrid Code Networks, {SEED_ENSEMBLE} seeds averaged"
+         )(_template_memn2n(encoder="lstm", ensemble=SEED_ENSEMBLE))
 register("hcn-no_dialog_state", PAPER, "Hybrid Code Networks without the tracked dialog state"
          )(_template_memn2n(dialog_state=False, encoder="lstm"))
 

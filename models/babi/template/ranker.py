@@ -19,6 +19,7 @@ from models.babi.dialog_state import StateSpec
 from models.babi.template.filling import FILL_FEATURES, FillerBatches, build_filler
 from models.babi.template.graph import FillingFeatures, TemplateServingModule
 from models.babi.template.lexicon import EntityLexicon, template_examples
+from models.ensemble import SeedEnsemble
 from models.examples import TaskData, TurnExample, pad_batch
 from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker
@@ -82,6 +83,9 @@ class TemplateRanker:
         ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state,
                      call_bias=config.call_bias,
                      waits=cls.learn_waits(lexicon, list(templates), trn) if config.action_mask else None)
+        if config.ensemble > 1:
+            ranker, members = ranker.with_seeds(trn, dev, config, config.ensemble, verbose)
+            summary = {**summary, "ensemble": [summary["best_epoch"], *(m["best_epoch"] for m in members)]}
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
                                                   verbose)
         if out is not None:
@@ -120,6 +124,21 @@ class TemplateRanker:
         named = {t: {w for w in t.split(" ") if w.startswith("<") and w.endswith(">")} for t in templates}
         waits = {t: tuple(sorted(kinds & said.get(t, kinds))) for t, kinds in named.items()}
         return {t: kinds for t, kinds in waits.items() if kinds}
+
+    def with_seeds(self, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TemplateConfig,
+                   seeds: int, verbose: int = 0) -> tuple[TemplateRanker, list[dict]]:
+        """The same ranker, its template model the mean of ``seeds`` (:class:`models.ensemble.SeedEnsemble`): its
+        own and ``seeds - 1`` more trained as ``config`` says with the next seeds; the new ones' summaries. The
+        filler is kept: it is trained on the gold templates, not on the template model's."""
+        trn_t = template_examples(self.lexicon, self.state, trn)
+        dev_t = template_examples(self.lexicon, self.state, dev)
+        members, summaries = [self.template_model], []
+        for offset in range(1, seeds):
+            model, summary = fit(self.template_spec, trn_t, dev_t,
+                                 replace(config.template_model(), seed=config.seed + offset), verbose)
+            members.append(model)
+            summaries.append(summary)
+        return replace(self, template_model=SeedEnsemble(members)), summaries
 
     def with_filler(self, trn: Sequence[TurnExample], features: Sequence[str] = FILL_FEATURES, epochs: int = 10,
                     seed: int = 0, verbose: int = 0) -> tuple[TemplateRanker, dict]:

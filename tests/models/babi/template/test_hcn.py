@@ -11,7 +11,9 @@ import pytest
 import tensorflow as tf
 
 from models.babi.template.ranker import TemplateRanker
+from models.ensemble import SeedEnsemble
 from models.examples import TaskData
+from models.serving.export import export
 from models.serving.ranker import SavedModelRanker
 from models.training import TemplateConfig
 
@@ -47,3 +49,14 @@ def test_the_action_mask_allows_a_template_once_the_dialog_holds_a_value_of_each
     assert allowed[:, plain].all() and not allowed[0, phone] and allowed[1, phone]
     first = ranker.rank([replace(restaurant, memory=before, memory_speaker=restaurant.memory_speaker[:1])], 1)[0][0]
     assert "_phone" not in first
+
+
+def test_an_ensemble_over_seeds_exports_a_model_that_ranks_as_the_ranker(hcn, tmp_path: Path) -> None:
+    ranker, _, _, data = hcn
+    trn, dev = data.split("trn"), data.split("dev")
+    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True)
+    seeded, members = ranker.with_seeds(trn, dev, config, 2)
+    assert isinstance(seeded.template_model, SeedEnsemble) and len(members) == 1
+    assert seeded.template_model.members[0] is ranker.template_model and seeded.filler is ranker.filler
+    export(seeded.module, tmp_path / "model")
+    assert SavedModelRanker(tmp_path / "model").rank(dev) == seeded.rank(dev)
