@@ -474,7 +474,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
     from data.babi_format import FormatError
     from models import methods
     from models.babi.methods import MODEL_METHODS
-    from models.babi.presets import HCN_TEMPLATE, paper_config
+    from models.babi.presets import HCN_PRODUCT, paper_config
     from models.examples import TaskData
     from models.serving.export import prepare_output
     from models.training import train_config
@@ -489,7 +489,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                                             ("per_occurrence_gradient", per_occurrence_gradient)) if given}
     common = {"match_type": match_type, "seed": seed, "select_on_oov_dev": select_on_oov_dev, **flags, **overrides}
     if model_kind == "hcn":  # the template ranker's config and method, as the pipeline trains task 6's model
-        model_kind, common = "template", {**HCN_TEMPLATE, **common}
+        model_kind, common = "template", {**HCN_PRODUCT, **common}
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
         config = (paper_config(task, model=model_kind, **common) if preset == "paper"
                   else train_config(model_kind, **common))

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name
+from models.babi.presets import SEED_ENSEMBLE
 from pipeline.cli import OutputPath, main
 
 
@@ -178,6 +179,7 @@ def test_train_model_hcn_is_the_template_method_with_hcns_lstm_and_mask(tmp_path
                                        str(tmp_path / "model")])
     assert result.exit_code == 0, result.output
     assert asked["method"] == "template_memn2n" and asked["config"].encoder == "lstm" and asked["config"].action_mask
+    assert asked["config"].ensemble == SEED_ENSEMBLE
     assert asked["config"].hops == 1  # Table 9's task-1 row, as for --model template
 
 

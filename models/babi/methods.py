@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from models.babi.presets import HCN_TEMPLATE, OOV_DEV_STEP, paper_config
+from models.babi.presets import HCN_TEMPLATE, OOV_DEV_STEP, SEED_ENSEMBLE, paper_config
 from models.babi.rule_based import RuleBasedSystem
 from models.babi.rule_based_dstc2 import DSTC2RuleBased
 from models.babi.template.filling import POLICY_FEATURES
@@ -37,8 +37,6 @@ DEFAULT_EPOCHS = 30
 # then only wavers (the curve is in docs/results.md).
 PATIENCE = {"memn2n": 10, "embeddings": 25, "hcn": 5}
 MAX_EPOCHS = 100
-# How many seeds the ``-ensemble`` methods average.
-SEED_ENSEMBLE = 3
 DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "price"),
                     ("location", "price", "cuisine"))
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.

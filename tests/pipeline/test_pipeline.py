@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from data.babi.generation import GenerationPlan, generate
+from models.babi.presets import SEED_ENSEMBLE
 from models.serving.rest import predict
 from models.training import EmbeddingsConfig, MemN2NConfig, TemplateConfig
 from pipeline.configs import Profile
@@ -254,7 +255,8 @@ def test_one_task_alone_trains_with_its_own_presets() -> None:
     six = QUICK.for_tasks([6])
     assert (six.template.hops, six.template.embedding_dim, six.template.epochs) == (4, 128, QUICK.template.epochs)
     assert six.template.fill_epochs == QUICK.template.fill_epochs != FULL.template.fill_epochs  # the profile's
-    assert six.template.encoder == "lstm" and six.template.action_mask  # task 6's product model: HCN
+    # task 6's product model: HCN, averaged over seeds
+    assert six.template.encoder == "lstm" and six.template.action_mask and six.template.ensemble == SEED_ENSEMBLE
     assert QUICK.for_tasks([5]).template.encoder == "memn2n"
     assert six.template.model == "template" and six.memn2n.match_type and (six.memn2n.hops, six.memn2n.epochs) == (
         4, QUICK.memn2n.epochs)
