@@ -436,7 +436,8 @@ def _task_files(data: Path, task: int):
               default="memn2n", show_default=True,
               help="MemN2N (appendix A), supervised embeddings (4.3), the template ranker (a MemN2N over "
                    "delexicalised answers and a learned filler, one SavedModel), or Hybrid Code Networks (the "
-                   "template ranker with an LSTM over the utterances and its action mask: task 6's product model).")
+                   "template ranker with an LSTM over the utterances, three seeds averaged, and its action mask: "
+                   "task 6's product model).")
 @click.option("--match-type/--no-match-type", default=False, show_default=True, help="Match-type features (4.5).")
 @click.option("--preset", type=click.Choice(["paper", "none"]), default="paper", show_default=True,
               help="paper: Table 9 (MemN2N) or Table 8 (embeddings) settings for the task.")
