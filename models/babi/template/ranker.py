@@ -83,8 +83,8 @@ class TemplateRanker:
         ranker = cls(lexicon, dict(templates), tuple(candidates), spec, model, None, (), state=state,
                      call_bias=config.call_bias,
                      waits=cls.learn_waits(lexicon, list(templates), trn) if config.action_mask else None)
-        if config.ensemble > 1:
-            ranker, members = ranker.with_seeds(trn, dev, config, config.ensemble, verbose)
+        if config.ensemble > 1:  # the examples above, not delexicalised again
+            ranker, members = ranker._seeded(trn_t, dev_t, config, config.ensemble, verbose)
             summary = {**summary, "ensemble": [summary["best_epoch"], *(m["best_epoch"] for m in members)]}
         ranker, fill_summary = ranker.with_filler(trn, features, fill_epochs or config.fill_epochs, config.seed,
                                                   verbose)
@@ -130,8 +130,12 @@ class TemplateRanker:
         """The same ranker, its template model the mean of ``seeds`` (:class:`models.ensemble.SeedEnsemble`): its
         own and ``seeds - 1`` more trained as ``config`` says with the next seeds; the new ones' summaries. The
         filler is kept: it is trained on the gold templates, not on the template model's."""
-        trn_t = template_examples(self.lexicon, self.state, trn)
-        dev_t = template_examples(self.lexicon, self.state, dev)
+        return self._seeded(template_examples(self.lexicon, self.state, trn),
+                            template_examples(self.lexicon, self.state, dev), config, seeds, verbose)
+
+    def _seeded(self, trn_t: Sequence[TurnExample], dev_t: Sequence[TurnExample], config: TemplateConfig,
+                seeds: int, verbose: int) -> tuple[TemplateRanker, list[dict]]:
+        """:meth:`with_seeds` on the template model's own examples (``template_examples``)."""
         members, summaries = [self.template_model], []
         for offset in range(1, seeds):
             model, summary = fit(self.template_spec, trn_t, dev_t,
