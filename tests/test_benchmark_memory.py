@@ -17,7 +17,7 @@ def _training_speed():
 
 
 def test_the_peak_memory_of_a_run_sums_its_process_tree() -> None:
-    # a parent and its worker each hold 200 MB at once: the kernel's peak of one process is about 0.2 GB
+    # a parent and its worker hold the same block at once: the largest process alone holds half of the tree
     hold = "import time; block = bytearray(200 * 2**20); time.sleep({})"
     code = (f"import subprocess, sys; {hold.format(0)}; "
             f"subprocess.run([sys.executable, '-c', {hold.format(2)!r}], check=True)")

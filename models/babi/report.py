@@ -109,10 +109,9 @@ def format_markdown(cells: Sequence[Cell]) -> str:
     if any(row.endswith("(new bot)") for row in rows):
         notes.append("- Rows marked (new bot): trn's dialogs split by the bot's wording style "
                      f"({NEW_BOT_STYLES} styles learned from its templates, models.babi.folds.bot_styles); each "
-                     "style held out in turn, the "
-                     "method trained on the others (and the undecided dialogs), chosen on a fifth of them, scored on "
-                     "the style held out; the mean over the styles ± their standard deviation: an estimate for a bot "
-                     "that trained none of the dialogs.")
+                     "style held out in turn, the method trained on the others (and the undecided dialogs), chosen "
+                     "on a fifth of them, scored on the style held out; the mean over the styles ± their standard "
+                     "deviation: an estimate for a bot that trained none of the dialogs.")
     return "\n".join(lines + ([""] + notes if notes else []) + format_kinds(cells)) + "\n"
 
 

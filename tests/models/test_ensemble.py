@@ -25,7 +25,7 @@ class _Fixed(keras.Model):
 
 
 def test_the_ensemble_averages_probabilities_not_logits() -> None:
-    # logits averaged would pick candidate 1 (-0.5 against -1.0); probabilities averaged pick candidate 2
+    # members chosen so that averaging their logits and averaging their probabilities pick different candidates
     first, second = _Fixed([-3.0, -1.0, 1.0], 1.0), _Fixed([0.0, 0.0, -3.0], 2.0)
     inputs = {"query": tf.zeros([2, 3], tf.int32)}
     logits, attention = SeedEnsemble([first, second]).predict_with_attention(inputs)
