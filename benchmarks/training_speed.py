@@ -39,9 +39,9 @@ import psutil
 REPOSITORY = Path(__file__).resolve().parent.parent
 DIALOG = [sys.executable, "-m", "pipeline.cli"]
 MEASURES = ("epoch", "table2_steps", "end_to_end", "template", "table2", "make_run")
-# Table 2's MemN2N rows (models.babi.methods._memn2n_recipe), as `dialog train` flags.
 # How often run() samples the memory of a measured command's process tree.
 TREE_SAMPLE_SECONDS = 0.5
+# Table 2's MemN2N rows (models.babi.methods._memn2n_recipe), as `dialog train` flags.
 TABLE2_RECIPE = ["--only-learned-words", "--per-occurrence-gradient", "--select-on-oov-dev"]
 
 
@@ -74,7 +74,7 @@ def run(command: list[str]) -> tuple[float, float, str]:
 
     The peak is the largest sum over the child and its descendants, sampled every
     :data:`TREE_SAMPLE_SECONDS` (``dialog benchmark --jobs`` trains in worker processes, and the kernel's peak
-    of the largest process alone understates such a run by half)."""
+    of the largest process alone understates such a run)."""
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         child = subprocess.Popen(command, stdout=out, stderr=err, cwd=REPOSITORY,
