@@ -75,8 +75,7 @@ def _labels_path(input_base: str, entry: TaskFiles) -> str:
 
 
 def _read_text(path: str) -> str:
-    with fileio.open(path, "rb") as handle:
-        return babi_format.decode(handle.read(), path)
+    return babi_format.read_text(path, fileio)
 
 
 def _corpus_tasks(input_base: str) -> dict[int, TaskFiles]:

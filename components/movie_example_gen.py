@@ -30,6 +30,7 @@ from data.movie.reader import (
     discover_movie_corpus,
     read_kb,
 )
+from data.reading import text_lines
 from models.gfile import GFILE
 from models.movie.records import movie_candidates, task_file_records, write_tfrecords
 
@@ -62,7 +63,7 @@ def _write_job(job: tuple[str, int, str, str], split_uri: str) -> tuple[str, int
     corpus = _corpus(input_base)
     entities = corpus.entity_list()
     target = posixpath.join(split_uri, f"data_tfrecord-task{task}.gz")
-    with fileio.open(path, "r") as lines:
+    with text_lines(path, fileio) as lines:
         count = write_tfrecords(target, task_file_records(lines, path, task, split, entities,
                                                           movie_candidates(corpus, entities)))
     return target, count

@@ -6,15 +6,23 @@ models, the pipeline's artifacts), on the local disk by default and on any other
 :class:`FileSystem` (``models.gfile.GFILE``: TensorFlow's, for ``gs://`` and the like). Temporary names are
 ``.NAME.tmp-XXXXXXXX`` and ``.NAME.old-XXXXXXXX``; :func:`clear_leftovers` removes those a killed run left (and,
 beside a given NAME, the ``.NAME.tmp`` and ``.NAME.old`` that earlier versions of the export wrote), nothing else.
+
+Removing never follows a symbolic link: an entry is inspected with ``lstat``, a link is unlinked itself and never
+descended into, so a link planted under a leftover's name (or inside a directory being removed) costs its target
+nothing. That holds whatever file system a caller passes: a local path is always removed here, not through
+TensorFlow's file system, whose ``isdir`` and ``rmtree`` follow links. Object stores (``gs://``) have no links.
+Lock files are opened with ``O_NOFOLLOW``: a link in a lock's place is refused, never written through.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
 import re
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -38,6 +46,9 @@ class LocalFileSystem:
     """The local disk. A new file gets the usual mode (0666 less the umask), as ``open`` gives it."""
 
     def open(self, path: str, mode: str) -> IO:
+        if mode == "wb":  # a new staging name: never through a link or a file planted under it
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            return os.fdopen(descriptor, "wb")
         return open(path, mode)  # noqa: SIM115 (the caller closes it)
 
     def exists(self, path: str) -> bool:
@@ -56,13 +67,28 @@ class LocalFileSystem:
         os.remove(path)
 
     def rmtree(self, path: str) -> None:
-        shutil.rmtree(path)
+        remove_entry(path)
 
     def listdir(self, path: str) -> list[str]:
         return os.listdir(path)
 
 
 LOCAL = LocalFileSystem()
+
+
+def remove_entry(path: str | os.PathLike[str]) -> None:
+    """Remove a local file, link or directory tree without following any link: a link (at ``path`` or inside the
+    tree) is unlinked itself, its target untouched (``shutil.rmtree`` does not follow links inside a tree, and a
+    link at the top is taken here before it could refuse one)."""
+    if stat.S_ISDIR(os.lstat(path).st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _local_or(fs: FileSystem, path: str) -> FileSystem:
+    """The file system that removes ``path`` without following links: this module's own for a local path."""
+    return fs if "://" in path else LOCAL
 
 
 def _split(path: str | os.PathLike[str]) -> tuple[str, str]:
@@ -113,7 +139,7 @@ def replace_directory(path: str | os.PathLike[str], write: Callable[[str], None]
         write(staging)
     except BaseException:
         if fs.exists(staging):
-            fs.rmtree(staging)
+            _local_or(fs, staging).rmtree(staging)
         raise
     target = os.fspath(path).rstrip("/")
     if not fs.exists(target):
@@ -122,13 +148,14 @@ def replace_directory(path: str | os.PathLike[str], write: Callable[[str], None]
     old = _sibling(path, "old")
     fs.rename(target, old)
     fs.rename(staging, target)
-    fs.rmtree(old)
+    _local_or(fs, old).rmtree(old)  # a link the user made the output was renamed aside: unlinked, target kept
 
 
 def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, fs: FileSystem = LOCAL) -> list[str]:
     """Remove the temporary files and directories a killed write left in ``directory`` (those of ``name`` only,
     when given); returns their names."""
     directory = os.fspath(directory)
+    fs = _local_or(fs, directory)
     if not fs.exists(directory):
         return []
     removed = []
@@ -147,6 +174,10 @@ def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, 
 
 class DirectoryBusy(OSError):
     """Another process is writing the directory (it holds :func:`one_writer`'s lock)."""
+
+
+class UnsafePath(OSError):
+    """A path the project writes is a symbolic link it did not make (a lock file's place): refused, not followed."""
 
 
 def _flock(descriptor: int, output: str, wait: bool) -> None:
@@ -192,7 +223,13 @@ def one_writer_of(output: str | os.PathLike[str], wait: bool = False) -> Iterato
     os.makedirs(parent, exist_ok=True)
     lock = _join(parent, f".{name}.lock")
     while True:
-        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            raise UnsafePath(f"{lock} is a symbolic link, not a lock file of this project; remove it, or write "
+                                "elsewhere") from None
         try:
             _flock(descriptor, path, wait)
             with contextlib.suppress(FileNotFoundError):
@@ -223,7 +260,8 @@ def staged_files(out: str | os.PathLike[str]) -> Iterator[str]:
     os.makedirs(out, exist_ok=True)
     for name in os.listdir(out):
         if name.startswith(STAGING_PREFIX):
-            shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_entry(os.path.join(out, name))
     staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out)
     try:
         yield staging

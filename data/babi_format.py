@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from pathlib import Path
 
 from data.atomic import FileSystem, write_text_atomic
 from data.corpus import (
@@ -25,21 +24,11 @@ from data.corpus import (
     Turn,
     parse_kb_result,
 )
+from data.reading import FormatError, read_bytes
 
 _ID_LINE = re.compile(r"([1-9][0-9]*) (.*)", re.DOTALL)
 _CANDIDATE_LINE = re.compile(r"1 (.+)", re.DOTALL)
 _KB_LINE = re.compile(r"1 (\S+) (R_\S+)\t(.+)", re.DOTALL)
-
-
-class FormatError(ValueError):
-    """A file that does not follow the dialog-bAbI layout; names the file and, when known, the line."""
-
-    def __init__(self, path: str | os.PathLike[str], line: int | None, message: str) -> None:
-        self.path = str(path)
-        self.line = line
-        self.message = message
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {message}")
 
 
 # ---------------------------------------------------------------------------------------------- decoding
@@ -188,16 +177,9 @@ def render_kb(kb_file: KBFile) -> str:
 
 def read_text(path: str | os.PathLike[str], fs: FileSystem | None = None) -> str:
     """The file's text (through ``fs`` when given: a corpus on ``gs://`` read with TensorFlow's file systems); a path
-    that cannot be read (a directory, a broken link) is a FormatError naming it."""
-    try:
-        if fs is None:
-            data = Path(path).read_bytes()
-        else:
-            with fs.open(os.fspath(path), "rb") as handle:
-                data = handle.read()
-    except OSError as error:
-        raise FormatError(path, None, f"cannot be read ({error.strerror or error})") from None
-    return decode(data, path)
+    that cannot be read (a directory, a broken link, a named pipe, a device) or a line past the bound is a
+    FormatError naming it (``data.reading``)."""
+    return decode(read_bytes(path, fs), path)
 
 
 def read_dialogs(path: str | os.PathLike[str]) -> DialogFile:

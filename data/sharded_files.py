@@ -7,6 +7,7 @@ into place: a file is either the previous one or the complete new one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from data.atomic import atomic_output
+from data.atomic import atomic_output, remove_entry
 from data.progress import bar
 
 # Above this many examples (or dialogs) in all, `runner="auto"` picks Beam.
@@ -80,7 +81,8 @@ def clear_staging(out: Path) -> list[Path]:
     ``out``'s writer lock (``data.atomic.one_writer``) may: another writer's staging would be its work in progress."""
     leftovers = sorted(out.glob(f"{STAGING_PREFIX}*")) if out.is_dir() else []
     for path in leftovers:
-        shutil.rmtree(path, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            remove_entry(path)  # a link planted under the name: the link goes, its target stays
     return leftovers
 
 

@@ -8,12 +8,12 @@ import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
-from data.babi_format import FormatError
 from data.babi_format import read_dialogs as read_babi_dialogs
 from data.corpus import Dialog, KBResult, Turn
 from data.layout import discover
 from data.movie.reader import MovieDialog, discover_movie_corpus, is_movie_corpus
 from data.movie.reader import iter_dialogs as iter_movie_dialogs
+from data.reading import text_lines
 
 # The Movie Dialog layout names its splits train/dev/test; the command takes the dialog-bAbI names for both.
 MOVIE_SPLITS = {"trn": "train", "dev": "dev", "tst": "test"}
@@ -49,13 +49,10 @@ def show(directory: str | Path, task: int, split: str = "trn", first: int = 0, c
         if path is None:
             raise ValueError(f"{directory}: no {split} file of Movie Dialog task {task} (tasks "
                              f"{sorted(corpus.tasks)}; splits {', '.join(MOVIE_SPLITS)})")
-        with open(path, encoding="utf-8") as lines:  # streamed: a paper-scale training file is gigabytes
+        with text_lines(path) as lines:  # streamed: a paper-scale training file is gigabytes
             dialogs = iter_movie_dialogs(lines, path, corpus.entity_list())
-            try:
-                shown = [format_movie(d, f"task {task} {split} dialog {n} ({path})")
-                         for n, d in itertools.islice(enumerate(dialogs), first, first + count)]
-            except UnicodeDecodeError as error:
-                raise FormatError(path, None, f"not UTF-8 text ({error.reason})") from None
+            shown = [format_movie(d, f"task {task} {split} dialog {n} ({path})")
+                     for n, d in itertools.islice(enumerate(dialogs), first, first + count)]
     else:
         files = discover(directory).get(task)
         if files is None or split not in files.splits:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from data import babi_format
 from data.atomic import one_writer, staged_files
+from data.babi_format import FormatError, read_text
 from data.corpus import NO_RESULT, SILENCE, CandidateFile, Dialog, DialogFile
 from data.layout import dialog_file_name, task_candidates_name
 from data.progress import bar
@@ -97,8 +98,10 @@ def _load_json(path: Path) -> dict:
     if not path.is_file():
         raise Dstc2Error(path, "missing file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        data = json.loads(read_text(path))
+    except FormatError as error:  # not UTF-8, not a regular file, a line past the bound
+        raise Dstc2Error(path, error.message) from None
+    except json.JSONDecodeError as error:
         raise Dstc2Error(path, f"not valid JSON: {error}") from error
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
         raise Dstc2Error(path, "expected an object with a 'turns' list")
@@ -175,9 +178,9 @@ def split_calls(root: str | Path) -> dict[str, list[Path]]:
             continue
         calls = []
         try:
-            text = flist.read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:
-            raise Dstc2Error(flist, f"not UTF-8 text: {error}") from None
+            text = read_text(flist)
+        except FormatError as error:
+            raise Dstc2Error(flist, error.message) from None
         for line in text.splitlines():
             entry = line.strip()
             if not entry:
@@ -196,8 +199,10 @@ def read_ontology(root: str | Path) -> dict[str, list[str]]:
     if path is None:
         return {}
     try:
-        ontology = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        ontology = json.loads(read_text(path))
+    except FormatError as error:
+        raise Dstc2Error(path, error.message) from None
+    except json.JSONDecodeError as error:
         raise Dstc2Error(path, f"not valid JSON: {error}") from error
     informable = ontology.get("informable", {}) if isinstance(ontology, dict) else None
     if not isinstance(informable, dict) or not all(isinstance(v, list) for v in informable.values()):

@@ -94,7 +94,7 @@ def _keep_the_kb_of_other_tasks(plan: GenerationPlan, out: Path) -> None:
     kept = sorted({task for task, split in _dialog_files(out)} - set(plan.tasks))
     if not kept or not kb.is_file():
         return
-    if kb.read_text(encoding="utf-8") != babi_format.render_kb(_shared_kb(plan.seed)):
+    if babi_format.read_text(kb) != babi_format.render_kb(_shared_kb(plan.seed)):
         raise ValueError(f"{out}: tasks {', '.join(map(str, kept))} use its KB ({SHARED_KB}), which --seed "
                          f"{plan.seed} would replace; generate them again with this seed (--tasks), or write "
                          "elsewhere")

@@ -20,6 +20,7 @@ from typing import Any
 import tensorflow as tf
 
 from data.movie.reader import MovieCorpus
+from data.reading import text_lines
 from models.movie.examples import MovieData, MovieExample
 from models.movie.records import (
     MovieCandidates,
@@ -66,9 +67,8 @@ class StreamedRanker:
 @contextmanager
 def _lines(corpus: MovieCorpus, path: str | Path) -> Iterator[Any]:
     """A task file's lines, from the local disk or the corpus' file system."""
-    handle = open(path, encoding="utf-8") if corpus.fs is None else corpus.fs.open(str(path), "r")
-    with handle:
-        yield handle
+    with text_lines(path, corpus.fs) as lines:
+        yield lines
 
 
 def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: MovieCandidates,

@@ -130,3 +130,72 @@ def test_the_lock_of_a_replaced_output_refuses_a_second_writer_and_leaves_nothin
     assert list(tmp_path.iterdir()) == []
     with one_writer_of(out):  # free again
         pass
+
+
+def _victim(tmp_path: Path) -> Path:
+    """A directory the project never wrote, with a file and a subdirectory's file."""
+    victim = tmp_path / "victim"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "a.txt").write_text("a")
+    (victim / "sub" / "b.txt").write_text("b")
+    return victim
+
+
+def _intact(victim: Path) -> bool:
+    return (victim / "a.txt").read_text() == "a" and (victim / "sub" / "b.txt").read_text() == "b"
+
+
+@pytest.mark.parametrize("through_tensorflow", [False, True])
+def test_a_link_planted_as_a_leftover_is_unlinked_and_its_target_kept(tmp_path: Path, through_tensorflow: bool) -> None:
+    from data.atomic import LOCAL
+
+    fs = LOCAL
+    if through_tensorflow:  # TensorFlow's isdir follows the link and its rmtree empties the target
+        from models.gfile import GFILE as fs
+    victim = _victim(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".mv.tmp-deadbeef").symlink_to(victim, target_is_directory=True)
+    (out / ".mv.old-0badf00d").symlink_to(victim / "a.txt")
+    assert sorted(clear_leftovers(out, fs=fs)) == [".mv.old-0badf00d", ".mv.tmp-deadbeef"]
+    assert _intact(victim) and list(out.iterdir()) == []
+
+
+def test_replacing_an_output_that_is_a_link_unlinks_it_and_keeps_its_target(tmp_path: Path) -> None:
+    from models.gfile import GFILE
+
+    victim = _victim(tmp_path)
+    out = tmp_path / "model"
+    out.symlink_to(victim, target_is_directory=True)
+    replace_directory(out, lambda staging: Path(staging).mkdir(), GFILE)
+    assert _intact(victim) and out.is_dir() and not out.is_symlink()
+
+
+def test_staging_and_shard_leftovers_that_are_links_keep_their_targets(tmp_path: Path) -> None:
+    from data.atomic import STAGING_PREFIX
+    from data.sharded_files import STAGING_PREFIX as SHARDS
+    from data.sharded_files import clear_staging
+
+    victim = _victim(tmp_path)
+    out = tmp_path / "corpus"
+    out.mkdir()
+    (out / f"{STAGING_PREFIX}x").symlink_to(victim, target_is_directory=True)
+    (out / f"{SHARDS}y").symlink_to(victim, target_is_directory=True)
+    clear_staging(out)
+    with staged_files(out) as staging:
+        (Path(staging) / "f.txt").write_text("new")
+    assert _intact(victim) and sorted(p.name for p in out.iterdir()) == ["f.txt"]
+
+
+@pytest.mark.parametrize("dangling", [True, False])
+def test_a_link_in_a_lock_files_place_is_refused_not_written_through(tmp_path: Path, dangling: bool) -> None:
+    from data.atomic import UnsafePath
+
+    target = tmp_path / "elsewhere" / "target"
+    target.parent.mkdir()
+    if not dangling:
+        target.write_text("keep")
+    (tmp_path / ".OUT.lock").symlink_to(target)
+    with pytest.raises(UnsafePath, match=r"\.OUT\.lock is a symbolic link"), one_writer_of(tmp_path / "OUT"):
+        pass
+    assert target.exists() != dangling and (dangling or target.read_text() == "keep")

@@ -132,10 +132,26 @@ def test_a_split_that_is_a_directory_or_a_broken_link_and_a_kb_that_is_a_directo
     (corpus / SHARED_KB).mkdir()
     report = validate_corpus(corpus)
     found = {(Path(p.path).name, p.message) for p in report.errors}
-    assert (dialog_file_name(1, "dev"), "cannot be read (Is a directory)") in found
+    refused = "is a directory, not a regular file; only regular files are read"
+    assert (dialog_file_name(1, "dev"), refused) in found
     assert (dialog_file_name(1, "tst"), "cannot be read (No such file or directory)") in found
-    assert (SHARED_KB, "cannot be read (Is a directory)") in found
+    assert (SHARED_KB, refused) in found
     assert not report.ok
+
+
+def test_a_named_pipe_or_a_device_as_a_split_is_named_not_read(corpus: Path) -> None:
+    """A FIFO blocked validate for ever; a link to /dev/zero read until memory ran out."""
+    import os
+
+    os.replace(corpus / dialog_file_name(1, "dev"), corpus / "kept.txt")
+    os.mkfifo(corpus / dialog_file_name(1, "dev"))
+    (corpus / dialog_file_name(1, "tst")).unlink()
+    (corpus / dialog_file_name(1, "tst")).symlink_to("/dev/zero")
+    found = {(Path(p.path).name, p.message) for p in validate_corpus(corpus).errors}
+    assert (dialog_file_name(1, "dev"), "is a named pipe (FIFO), not a regular file; only regular files are read") \
+        in found
+    assert (dialog_file_name(1, "tst"), "is a character device (a symbolic link to /dev/zero), not a regular file; "
+                                        "only regular files are read") in found
 
 
 def test_a_nul_byte_inside_an_utterance_is_named(corpus: Path) -> None:

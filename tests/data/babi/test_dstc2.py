@@ -192,8 +192,9 @@ def test_a_conversion_that_validate_would_reject_is_not_written(release: Path, t
 
 @pytest.mark.parametrize(("file", "content", "message"), [
     ("scripts/config/ontology_dstc2.json", b"[1, 2]", "expected an object whose 'informable' maps each slot"),
-    ("scripts/config/ontology_dstc2.json", b"\xff\xfe{}", "not valid JSON"),
-    ("scripts/config/dstc2_train.flist", b"Mar13_S0A0/voip-a1\n\xff\xfe\n", "dstc2_train.flist: not UTF-8 text"),
+    ("scripts/config/ontology_dstc2.json", b"\xff\xfe{}", "ontology_dstc2.json: not valid UTF-8 (byte 0xff)"),
+    ("scripts/config/ontology_dstc2.json", b"{]", "ontology_dstc2.json: not valid JSON"),
+    ("scripts/config/dstc2_train.flist", b"Mar13_S0A0/voip-a1\n\xff\xfe\n", "dstc2_train.flist: not valid UTF-8"),
 ])
 def test_a_malformed_ontology_or_file_list_is_one_line_naming_it(release: Path, tmp_path: Path, file: str,
                                                                  content: bytes, message: str) -> None:

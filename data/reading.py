@@ -1,0 +1,158 @@
+"""Reads that cannot hang or run away: every corpus, KB, candidates, labels or model-asset file the project reads
+goes through here.
+
+Only regular files are read. A named pipe blocks its reader until some writer opens it (for ever, when none does),
+and a device such as ``/dev/zero`` never ends; a socket cannot be read as a file at all. So a local path is opened
+without blocking, checked with ``fstat`` on the descriptor it opened (a symbolic link is followed: what counts is
+what the reader would get) and refused, in one line naming the path and what it is, unless it is a regular file.
+Object stores (``gs://``, ``s3://``) hold only regular objects, so a URL is opened as given.
+
+A line is at most :data:`MAX_LINE_BYTES` long: the longest line of any corpus the project reads is a few kilobytes
+(a Movie Dialog answer listing a few dozen entities), so a longer one is a damaged or foreign file (a sparse file of
+zeros, a binary), named with its line, not a reason to hold gigabytes in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+from collections.abc import Iterator
+from typing import IO, Protocol
+
+# 1 MiB: hundreds of times the longest line of the public corpora and of the generated ones.
+MAX_LINE_BYTES = 1 << 20
+_CHUNK = 1 << 20
+
+
+class FormatError(ValueError):
+    """A file that does not follow the dialog-bAbI layout; names the file and, when known, the line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class Opener(Protocol):
+    """Anything with ``open(path, mode)``: ``data.atomic.FileSystem``, TensorFlow's or TFX's ``fileio``."""
+
+    def open(self, path: str, mode: str) -> IO: ...
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def is_url(path: str | os.PathLike[str]) -> bool:
+    return "://" in os.fspath(path)
+
+
+def file_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words ("a named pipe (FIFO)")."""
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def _not_regular(path: str | os.PathLike[str], mode: int) -> FormatError:
+    link = ""
+    with contextlib.suppress(OSError):
+        if os.path.islink(path):
+            link = f" (a symbolic link to {os.readlink(path)})"
+    return FormatError(path, None, f"is {file_kind(mode)}{link}, not a regular file; only regular files are read")
+
+
+def check_regular(path: str | os.PathLike[str]) -> None:
+    """Refuse a local path that is not a regular file (or a link to one), without opening it: for a file another
+    library will open (a SavedModel's assets, a JSON asset)."""
+    if is_url(path):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        raise FormatError(path, None, f"cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path, mode)
+
+
+def open_regular(path: str | os.PathLike[str], fs: Opener | None = None) -> IO[bytes]:
+    """A binary handle on ``path``, a regular file; anything else is a :class:`FormatError` naming it, raised
+    before a read could block. A URL is opened through ``fs``."""
+    if is_url(path):
+        if fs is None:
+            raise FormatError(path, None, "a URL needs a file system to read it (TensorFlow's gfile)")
+        return fs.open(os.fspath(path), "rb")
+    try:
+        # O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer; a socket fails here (ENXIO)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            mode = os.stat(path).st_mode
+            if not stat.S_ISREG(mode):
+                raise _not_regular(path, mode) from None
+        raise FormatError(path, None, f"cannot be read ({error.strerror or error})") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _too_long(path: str | os.PathLike[str], line: int, limit: int) -> FormatError:
+    return FormatError(path, line, f"a line longer than {limit:,} bytes (damaged, or not a text file of the layout)")
+
+
+def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line: int = MAX_LINE_BYTES) -> bytes:
+    """The whole of a regular file, refused at the first line longer than ``max_line`` (before the rest is read)."""
+    chunks: list[bytes] = []
+    line, carried = 1, 0  # the current line's number and the bytes of it read so far
+    try:
+        with open_regular(path, fs) as handle:
+            while chunk := handle.read(_CHUNK):
+                pieces = chunk.split(b"\n")
+                if carried + len(pieces[0]) > max_line or max(map(len, pieces[1:-1]), default=0) > max_line:
+                    longest = next(i for i, piece in enumerate(pieces)
+                                   if (carried if i == 0 else 0) + len(piece) > max_line)
+                    raise _too_long(path, line + longest, max_line)
+                line += len(pieces) - 1
+                carried = len(pieces[-1]) + (carried if len(pieces) == 1 else 0)
+                if carried > max_line:
+                    raise _too_long(path, line, max_line)
+                chunks.append(chunk)
+    except OSError as error:
+        raise FormatError(path, None, f"cannot be read ({error.strerror or error})") from None
+    return b"".join(chunks)
+
+
+def bounded_lines(handle: IO[str], path: str | os.PathLike[str], max_line: int = MAX_LINE_BYTES) -> Iterator[str]:
+    """The lines of a text handle (newlines kept), refused at the first longer than ``max_line`` characters: a
+    streamed reader's bound, for files too large to read whole."""
+    number = 0
+    while line := handle.readline(max_line + 1):
+        number += 1
+        if len(line) > max_line and not (len(line) == max_line + 1 and line.endswith("\n")):
+            raise _too_long(path, number, max_line)
+        yield line
+
+
+@contextlib.contextmanager
+def text_lines(path: str | os.PathLike[str], fs: Opener | None = None) -> Iterator[Iterator[str]]:
+    """A regular file's lines as UTF-8 text, streamed and bounded (a paper-scale training file is gigabytes). A URL
+    is read through ``fs`` in its text mode."""
+    if is_url(path):
+        if fs is None:
+            raise FormatError(path, None, "a URL needs a file system to read it (TensorFlow's gfile)")
+        handle: IO[str] = fs.open(os.fspath(path), "r")
+    else:
+        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8")
+    with handle:
+        try:
+            yield bounded_lines(handle, path)
+        except UnicodeDecodeError as error:
+            raise FormatError(path, None, f"not UTF-8 text ({error.reason})") from None

@@ -1,0 +1,87 @@
+"""Reads that cannot hang or run away: only regular files, and no line past the bound."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from data import reading
+from data.babi_format import FormatError, read_text
+from data.reading import MAX_LINE_BYTES, check_regular, read_bytes, text_lines
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / f"dialog-babi-task1-API-calls-{kind}.txt"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "socket":
+        bound = socket.socket(socket.AF_UNIX)
+        bound.bind(str(path))  # the file stays after the socket closes
+        bound.close()
+    else:
+        path.mkdir()
+    return path
+
+
+KINDS = {"fifo": "a named pipe (FIFO)", "zero": "a character device (a symbolic link to /dev/zero)",
+         "socket": "a socket", "directory": "a directory"}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_only_regular_files_are_read_and_the_refusal_names_the_path_and_what_it_is(tmp_path: Path, kind: str) -> None:
+    path = _special(tmp_path, kind)
+    expected = f"{path}: is {KINDS[kind]}, not a regular file"
+    for attempt in (lambda: read_text(path), lambda: check_regular(path), lambda: text_lines(path).__enter__()):
+        with pytest.raises(FormatError) as raised:
+            attempt()  # a FIFO would block here for ever, /dev/zero would be read until memory ran out
+        assert str(raised.value).startswith(expected)
+
+
+def test_a_sparse_file_of_zeros_is_refused_at_its_first_line_without_reading_it(tmp_path: Path) -> None:
+    path = tmp_path / "dialog-babi-task1-API-calls-trn.txt"
+    with open(path, "wb") as handle:
+        handle.truncate(64 * 2**30)  # 64 GiB of NUL bytes that take no disk
+    with pytest.raises(FormatError, match=rf"{path}:1: a line longer than {MAX_LINE_BYTES:,} bytes"):
+        read_text(path)
+    with pytest.raises(FormatError, match=rf"{path}:1: a line longer"), text_lines(path) as lines:
+        next(lines)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(lines=st.lists(st.integers(0, 12), max_size=12), final_newline=st.booleans(), chunk=st.integers(1, 9),
+       limit=st.integers(1, 8))
+def test_the_line_bound_holds_across_chunks(lines: list[int], final_newline: bool, chunk: int, limit: int) -> None:
+    """Lines of the given lengths, read in chunks of ``chunk`` bytes: refused exactly when one is over ``limit``,
+    and named by its number; else the bytes come back whole."""
+    import tempfile
+
+    data = b"\n".join(b"x" * n for n in lines) + (b"\n" if final_newline and lines else b"")
+    with tempfile.NamedTemporaryFile() as handle:
+        handle.write(data)
+        handle.flush()
+        original, reading._CHUNK = reading._CHUNK, chunk
+        try:
+            over = [number for number, n in enumerate(lines, start=1) if n > limit]
+            if over:
+                with pytest.raises(FormatError, match=rf":{over[0]}: a line longer than {limit} bytes"):
+                    read_bytes(handle.name, max_line=limit)
+            else:
+                assert read_bytes(handle.name, max_line=limit) == data
+        finally:
+            reading._CHUNK = original
+
+
+def test_streamed_lines_are_bounded_too(tmp_path: Path) -> None:
+    path = tmp_path / "task1_qa_train.txt"
+    path.write_text("1 short\n" + "1 " + "y" * (MAX_LINE_BYTES - 2) + "\n" + "z" * (MAX_LINE_BYTES + 1))
+    with text_lines(path) as lines:
+        assert len(next(lines)) == 8 and len(next(lines)) == MAX_LINE_BYTES + 1  # at the bound, and its newline
+        with pytest.raises(FormatError, match=rf"{path}:3: a line longer"):
+            next(lines)
