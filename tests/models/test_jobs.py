@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
+import psutil
 import pytest
 
 from models.jobs import WorkerDied, cores, in_workers
@@ -37,43 +43,103 @@ def test_workers_log_through_the_parents_handlers(caplog) -> None:
     assert sorted(record.getMessage() for record in caplog.records) == ["from a worker 0", "from a worker 1"]
 
 
-def _children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as handle:
-        return [int(child) for child in handle.read().split()]
+# A parent of two workers, killed by the test at a point (argv[2]). "spawned": the workers are held in their start
+# (re-importing this file, as a loaded machine holds them in their imports) until the parent is dead, so no
+# initializer can run first; "unit": each worker in a long unit; "idle": each has ended a unit and waits for the next.
+_PARENT = """
+import os, sys, time
+from pathlib import Path
+
+folder, point = Path(sys.argv[1]), sys.argv[2]
 
 
-def _running(pid: int) -> bool:
+def wait_for(condition, seconds=120.0):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def unit(index, seconds):
+    Path(folder, f"unit-{index}").touch()
+    wait_for(lambda: len(list(folder.glob("unit-*"))) == 2)  # the other unit is in the other worker
+    time.sleep(seconds)
+
+
+if __name__ == "__mp_main__" and point == "spawned":
+    wait_for(Path(folder, "parent-killed").exists)
+
+if __name__ == "__main__":
+    from models.jobs import in_workers
+
+    results = in_workers(unit, [(0, 0 if point == "idle" else 600), (1, 0 if point == "idle" else 600)], jobs=2)
+    if point == "idle":
+        next(results), next(results)  # the pool lives on: in_workers ends it after its last result
+        Path(folder, "idle").touch()
+        time.sleep(600)
+    else:
+        list(results)
+"""
+
+
+def _wait(condition: Callable[[], bool], seconds: float = 120.0) -> bool:
+    """Whether ``condition`` holds within ``seconds`` (generous: a loaded machine takes seconds to start Python)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def _workers(parent: int) -> list[psutil.Process]:
+    """The pool's processes among ``parent``'s children (a spawned worker runs multiprocessing's spawn_main)."""
+    workers = []
+    for child in psutil.Process(parent).children():
+        try:
+            if any("spawn_main" in part for part in child.cmdline()):
+                workers.append(child)
+        except psutil.Error:  # ended, or still between fork and exec
+            pass
+    return workers
+
+
+def _ended(process: psutil.Process) -> bool:
+    """Whether ``process`` has ended: gone, or a zombie (the container's init may never reap it)."""
     try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")  # a zombie has ended
-    except FileNotFoundError:
-        return False
+        return not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads the process tree from /proc (Linux)")
-def test_a_worker_ends_when_its_parent_is_killed(tmp_path) -> None:
-    """A killed `dialog benchmark --jobs 2` left its two workers training on for half an hour."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
+@pytest.mark.skipif(sys.platform == "win32", reason="kills with SIGKILL")
+@pytest.mark.parametrize("point", ["spawned", "unit", "idle"])
+def test_no_worker_outlives_its_killed_parent(tmp_path: Path, point: str) -> None:
+    """A killed `dialog benchmark --jobs 2` left its two workers training on for half an hour, and a worker whose
+    parent was killed before the worker had started was found alive hours later, blocked on its call queue."""
     script = tmp_path / "parent.py"
-    script.write_text("import time\nfrom models.jobs import in_workers\n"
-                      "if __name__ == '__main__':\n    list(in_workers(time.sleep, [(120,)], jobs=1))\n")
-    parent = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    script.write_text(_PARENT)
+    root = str(Path(__file__).resolve().parents[2])
+    parent = subprocess.Popen([sys.executable, str(script), str(tmp_path), point],
+                              env={**os.environ, "PYTHONPATH": root})
+    left: list[psutil.Process] = []
     try:
-        deadline, workers = time.monotonic() + 60, []
-        while not workers and time.monotonic() < deadline:
-            time.sleep(0.2)
-            workers = [child for child in _children(parent.pid)
-                       if b"spawn_main" in open(f"/proc/{child}/cmdline", "rb").read()]
-        assert workers, "no worker started"
-        parent.send_signal(signal.SIGKILL)
+        ready = {"spawned": lambda: len(_workers(parent.pid)) == 2,
+                 "unit": lambda: len(list(tmp_path.glob("unit-*"))) == 2,
+                 "idle": (tmp_path / "idle").exists}[point]
+        assert _wait(lambda: parent.poll() is not None or ready()), f"the parent never got to {point!r}"
+        assert parent.poll() is None, f"the parent ended ({parent.returncode}) before it was killed"
+        assert len(_workers(parent.pid)) == 2
+        left = psutil.Process(parent.pid).children(recursive=True)  # the workers and multiprocessing's tracker
+        parent.kill()
         parent.wait()
-        deadline = time.monotonic() + 10
-        while any(map(_running, workers)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not any(map(_running, workers))
+        (tmp_path / "parent-killed").touch()
+        assert _wait(lambda: all(map(_ended, left))), \
+            f"left running: {[p.pid for p in left if not _ended(p)]}"
     finally:
         parent.kill()
+        parent.wait()
+        for process in left:
+            try:
+                process.kill()
+            except psutil.Error:  # ended (or its pid reused: psutil checks)
+                pass
