@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from data import babi_format
-from data.banking.labels import label_counts, read_labels
+from data.banking.labels import label_counts
 from data.corpus import Dialog, Turn, is_silence
-from data.layout import BANKING_TASK, TaskFiles, discover, task_labels_name
+from data.layout import BANKING_TASK, TaskFiles, discover
 from data.movie.reader import TASK_DIRECTORIES, MovieCorpus, discover_movie_corpus
 from data.movie.reader import read_candidates as read_movie_candidates
 from data.movie.reader import read_dialogs as read_movie_dialogs
 from data.movie.reader import read_kb as read_movie_kb
 from data.progress import bar
+from data.validate import banking_labels_path, check_banking_labels
 
 
 @dataclass
@@ -97,9 +98,14 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     main = next((entry for entry in result["candidate_sets"].values() if 1 in entry["tasks"]), first)
     result["vocabulary_size"] = main["vocabulary_size"]
     result["candidates"] = main["candidates"]
-    labels = Path(directory) / task_labels_name(BANKING_TASK)
-    if BANKING_TASK in tasks and labels.is_file():
-        result["banking"] = label_counts(read_labels(labels))
+    sidecar = banking_labels_path(tasks[BANKING_TASK]) if BANKING_TASK in tasks else None
+    if sidecar is not None and sidecar.is_file():
+        # Checked as validate checks them: a label of the wrong type would be counted as an intent or a split.
+        labels, problems = check_banking_labels(sidecar, result["tasks"][str(BANKING_TASK)]["dialogs"])
+        if problems:
+            first = problems[0]
+            raise babi_format.FormatError(first.path, first.line, first.message)
+        result["banking"] = label_counts(labels or [])
     return result
 
 

@@ -190,28 +190,41 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
 
 
 def _banking_labels(files: TaskFiles, dialog_counts: dict[str, int], report: ValidationReport) -> None:
-    """The banking task's labels sidecar: readable, and one line for every dialog of every file that could be read
-    (``dialog_counts``: split -> dialogs), no more."""
-    path = Path(next(iter(files.splits.values()))).parent / task_labels_name(BANKING_TASK, files.name)
+    """The banking task's labels sidecar: present, and as :func:`check_banking_labels` wants it."""
+    path = banking_labels_path(files)
     if not path.is_file():
         report.add(path, None, "missing: the banking task's labels sidecar (one JSON line per dialog)")
         return
     report.files_checked += 1
+    report.problems += check_banking_labels(path, dialog_counts)[1]
+
+
+def banking_labels_path(files: TaskFiles) -> Path:
+    """The banking task's labels sidecar, beside its dialog files."""
+    return Path(next(iter(files.splits.values()))).parent / task_labels_name(BANKING_TASK, files.name)
+
+
+def check_banking_labels(path: Path, dialog_counts: dict[str, int]) -> tuple[list[dict] | None, list[Problem]]:
+    """The sidecar's labels (None when a line cannot be read) and what is wrong with them: a malformed line or a
+    field of the wrong type (``data.banking.labels``), a dialog of a file that could be read (``dialog_counts``:
+    split -> dialogs) without its line, a line for a dialog that is not there. ``dialog validate`` lists every
+    problem and ``dialog stats`` stops at the first: one check, so the two never disagree about a sidecar."""
     try:
         labels = read_labels(path, babi_format.read_text(path))
     except FormatError as error:
-        report.add(error.path, error.line, error.message)
-        return
+        return None, [Problem(error.path, error.line, error.message)]
+    problems = []
     labelled = {(label["split"], label["dialog"]) for label in labels}
     for split, count in dialog_counts.items():
         dialogs = {(split, index) for index in range(count)}
         if dialogs - labelled:
-            report.add(path, None, f"no label line for {len(dialogs - labelled)} dialog(s) of {split}, e.g. dialog "
-                                   f"{min(dialogs - labelled)[1]}")
+            problems.append(Problem(str(path), None, f"no label line for {len(dialogs - labelled)} dialog(s) of "
+                                                     f"{split}, e.g. dialog {min(dialogs - labelled)[1]}"))
         extra = {key for key in labelled if key[0] == split} - dialogs
         if extra:
-            report.add(path, None, f"{len(extra)} label line(s) for dialogs {split} does not have, e.g. dialog "
-                                   f"{min(extra)[1]}")
+            problems.append(Problem(str(path), None, f"{len(extra)} label line(s) for dialogs {split} does not "
+                                                     f"have, e.g. dialog {min(extra)[1]}"))
+    return labels, problems
 
 
 def validate_movie_corpus(corpus: MovieCorpus, report: ValidationReport, partial: bool = False) -> ValidationReport:

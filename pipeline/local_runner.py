@@ -32,6 +32,7 @@ from pipeline.configs import (  # noqa: E402
     Profile,
     with_code_shipped,
 )
+from pipeline.metadata_check import check_metadata  # noqa: E402
 from pipeline.pipeline import create_pipeline  # noqa: E402
 
 # In-memory DirectRunner: on this 2-core machine it beat multi-processing for the whole pipeline (measured).
@@ -46,6 +47,7 @@ def paths(root: Path) -> dict[str, Path]:
 def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Profile | MovieProfile = "quick",
         tasks: Sequence[int] = (), beam_args: Sequence[str] = DEFAULT_BEAM_ARGS) -> dict[str, Path]:
     located = paths(Path(root).resolve())
+    check_metadata(located["metadata"])  # a damaged store: one line naming it, before TFX opens it to write
     located["metadata"].parent.mkdir(parents=True, exist_ok=True)
     LocalDagRunner().run(create_pipeline(
         pipeline_root=str(located["pipeline_root"]), data_root=str(Path(data).resolve()),

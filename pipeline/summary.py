@@ -16,6 +16,7 @@ from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2
 
 from pipeline.configs import MODELS
+from pipeline.metadata_check import check_metadata
 from pipeline.pipeline import COMPONENT_NAMES
 
 PERCENT_METRICS = ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "hits_at_10", "hits_at_100")
@@ -24,7 +25,9 @@ MOVIE_COLUMNS = ("per_response_accuracy", "hits_at_10", "hits_at_100")
 
 
 def metadata_reader(metadata_path: Path) -> metadata_store.MetadataStore:
-    """A read-only connection to a run's SQLite ML Metadata store (the summary and the report read, never write)."""
+    """A read-only connection to a run's SQLite ML Metadata store (the summary and the report read, never write);
+    a damaged store is a :class:`~pipeline.metadata_check.MetadataDamaged` naming it, not MLMD's traceback."""
+    check_metadata(metadata_path)
     config = metadata_store_pb2.ConnectionConfig()
     config.sqlite.filename_uri = str(metadata_path)
     config.sqlite.connection_mode = metadata_store_pb2.SqliteMetadataSourceConfig.READONLY

@@ -10,11 +10,11 @@ this module, not the generator.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from data.babi_format import FormatError
+from data.babi_format import FormatError, read_text
 
 NONE = "none"
 CHALLENGES = ("turn_compression", "new_api", "reordering", "another_slot", "audit_more")
@@ -23,6 +23,8 @@ REQUIRED = ("split", "dialog", "intent", "templates", "challenge")
 
 # The ``split`` feature of the banking test files: in-template and out-of-template tests.
 SPLIT_FEATURE = {"tst": "IT", "tst-OOT": "OOT"}
+SPLITS = ("trn", "dev", *SPLIT_FEATURE)  # a label's ``split``: the banking files
+TEMPLATE_SPLITS = ("trn", "dev", *SPLIT_FEATURE.values())  # a label's ``templates``
 
 
 def turn_challenge(label: dict, turn: int) -> str:
@@ -44,11 +46,46 @@ def render_labels(labels: Iterable[dict]) -> str:
     return "".join(json.dumps(label) + "\n" for label in labels)
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0  # JSON's true is an int in Python
+
+
+def _one_of(values: tuple[str, ...]) -> tuple[Callable[[Any], bool], str]:
+    return (lambda value: isinstance(value, str) and value in values), "one of " + ", ".join(values)
+
+
+# Each field a label line may have: whether a value is valid, and what is expected, in words.
+FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "split": _one_of(SPLITS),
+    "dialog": (_whole, "a whole number from 0"),
+    "intent": (lambda value: isinstance(value, str) and bool(value), "a non-empty string"),
+    "templates": _one_of(TEMPLATE_SPLITS),
+    "challenge": _one_of((NONE, *CHALLENGES)),
+    "multiple": (lambda value: isinstance(value, bool), "true or false"),
+    "challenge_turns": (lambda value: isinstance(value, list) and all(map(_whole, value)),
+                        "a list of whole numbers from 0"),
+    "seed": (lambda value: isinstance(value, int) and not isinstance(value, bool), "a whole number"),
+}
+
+
+def label_problem(label: dict[str, Any]) -> str | None:
+    """What is wrong with one label line, or None: a missing field, or a field of the wrong type or outside its
+    values. Every reader (validate, stats, the ExampleGen, the Tables 8-9 scoring) reads through this, so a label
+    such as ``"intent": 5`` is refused by all of them alike, not counted as an intent by some."""
+    missing = set(REQUIRED) - set(label)
+    if missing:
+        return f"missing {sorted(missing)}"
+    for key, (valid, expected) in FIELDS.items():
+        if key in label and not valid(label[key]):
+            return f"{json.dumps(key)} is {json.dumps(label[key])[:60]}: expected {expected}"
+    return None
+
+
 def read_labels(path: str | Path, text: str | None = None) -> list[dict]:
     """The sidecar's labels (``text`` when already read, e.g. from remote storage); a malformed line is a
     :class:`FormatError` naming the file and line."""
     labels = []
-    text = Path(path).read_text(encoding="utf-8") if text is None else text
+    text = read_text(path) if text is None else text
     for number, line in enumerate(text.splitlines(), start=1):
         try:
             label = json.loads(line)
@@ -56,9 +93,9 @@ def read_labels(path: str | Path, text: str | None = None) -> list[dict]:
             raise FormatError(path, number, f"not JSON: {error}") from None
         if not isinstance(label, dict):
             raise FormatError(path, number, "not a JSON object")
-        missing = set(REQUIRED) - set(label)
-        if missing:
-            raise FormatError(path, number, f"missing {sorted(missing)}")
+        problem = label_problem(label)
+        if problem is not None:
+            raise FormatError(path, number, problem)
         labels.append(label)
     return labels
 

@@ -9,22 +9,17 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from models.examples import TurnExample
-from models.features import FeatureSpec
-from models.gfile import GFILE
 from models.methods import Ranker
 from models.metrics import accuracy_report, hits_at_k
-from models.serving.export import SPEC_ASSET
+from models.serving.ranker import read_spec
 
 
 def answers_outside(model_directory: str | Path, examples: Sequence[TurnExample]) -> tuple[int, int]:
     """How many examples' gold answers are not among the model's candidates (its feature spec), and how many
     candidates it has: a model of another corpus scores those turns 0 and cannot do otherwise. (0, 0) when the
-    model has no spec (a template ranker fills its own answers)."""
-    path = f"{model_directory}/assets/{SPEC_ASSET}"
-    if not GFILE.exists(path):
-        return 0, 0
-    with GFILE.open(path, "r") as handle:
-        candidates = set(FeatureSpec.from_json(handle.read()).candidates)
+    spec lists no candidates (a template ranker fills its own answers). A damaged or missing spec is a
+    :class:`~models.serving.ranker.ModelError` naming the file."""
+    candidates = set((read_spec(model_directory) or {}).get("candidates", []))
     if not candidates:
         return 0, 0
     return sum(e.answer not in candidates for e in examples), len(candidates)

@@ -22,8 +22,8 @@ from models.embeddings import SupervisedEmbeddings
 from models.features import FeatureSpec, Featurizer
 from models.gfile import GFILE
 from models.memn2n import MemN2N
+from models.serving.ranker import SPEC_ASSET
 
-SPEC_ASSET = "feature_spec.json"
 KB_RESULT_PATTERN = r"\S+ R_\S+ .+"  # "entity R_attribute value": an API output, spoken by the user side
 
 

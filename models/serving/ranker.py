@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,13 +45,54 @@ class ModelError(ValueError):
     """A directory that holds a SavedModel this project cannot serve (unreadable, truncated, or not ours)."""
 
 
+# The asset every model this project exports carries (models.serving.export writes it): what its featuriser was
+# built from, or, for the template and state rankers, their own description; read to name the model's candidates.
+SPEC_ASSET = "feature_spec.json"
+_REMEDY = "the model is damaged: train it again (dialog train --out) or push it again (dialog pipeline)"
+
+
+def spec_path(directory: str | Path) -> str:
+    """Where a model keeps its spec (a string: the model may be on ``gs://``, which ``Path`` would mangle)."""
+    return f"{os.fspath(directory)}/assets/{SPEC_ASSET}"
+
+
+def read_spec(directory: str | Path, required: bool = True) -> dict[str, Any] | None:
+    """The model's ``assets/feature_spec.json``, a JSON object. Every read of a model's asset goes through here, so
+    that a missing (``required``; None otherwise), unreadable, truncated or hand-edited file is a
+    :class:`ModelError` naming it, not a JSONDecodeError after the work is done."""
+    path = spec_path(directory)
+    if not tf.io.gfile.exists(path):
+        if not required:
+            return None
+        raise ModelError(f"{path}: missing (every model dialog train writes has it); {_REMEDY}")
+    try:
+        with tf.io.gfile.GFile(path, "rb") as handle:
+            spec = json.loads(handle.read().decode("utf-8"))
+    except json.JSONDecodeError as error:
+        raise ModelError(f"{path}: not valid JSON ({error.msg}: line {error.lineno} column {error.colno}); "
+                         f"{_REMEDY}") from None
+    except UnicodeDecodeError:
+        raise ModelError(f"{path}: not UTF-8 text; {_REMEDY}") from None
+    except (OSError, tf.errors.OpError) as error:  # a directory in its place, no permission
+        reason = str(getattr(error, "message", None) or error).strip().splitlines()[0][:200]
+        raise ModelError(f"{path}: cannot be read ({reason})") from None
+    if not isinstance(spec, dict):
+        raise ModelError(f"{path}: not a JSON object; {_REMEDY}")
+    candidates = spec.get("candidates", [])
+    if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
+        raise ModelError(f'{path}: "candidates" is not a list of strings; {_REMEDY}')
+    return spec
+
+
 def load_model(directory: str | Path) -> tuple[Path, Any]:
     """The resolved SavedModel directory and the loaded model (its ``signatures`` are the serving ones).
 
     A directory without a model is a :class:`FileNotFoundError`; a SavedModel that cannot be read (a damaged
-    ``saved_model.pb``, truncated variables) or that another program wrote (without this project's signatures)
-    is a :class:`ModelError`: one line naming the path and what is wrong."""
+    ``saved_model.pb``, truncated variables, a damaged or missing ``assets/feature_spec.json``) or that another
+    program wrote (without this project's signatures) is a :class:`ModelError`: one line naming the path and what
+    is wrong, before anything is ranked."""
     resolved = resolve_model_dir(directory)
+    spec = read_spec(resolved, required=False)  # a damaged asset is named before paying for loading the model
     try:
         loaded = tf.saved_model.load(str(resolved))
     except Exception as error:  # protobuf, TensorFlow and OS errors alike: the model cannot be read
@@ -59,6 +102,8 @@ def load_model(directory: str | Path) -> tuple[Path, Any]:
     if missing:
         raise ModelError(f"{resolved}: a SavedModel, but not one dialog train wrote (no {', '.join(missing)} "
                          "signature)")
+    if spec is None:
+        read_spec(resolved)  # ours, yet without its asset: named
     return resolved, loaded
 
 

@@ -321,3 +321,45 @@ def test_the_report_shows_each_models_slices_curves_attention_and_card(finished:
                    timeout=120)
     pixels = matplotlib.image.imread(shot)
     assert pixels.std() > 0.05  # not a blank page
+
+
+def _metadata_store_cut_in_half(path: Path) -> None:
+    """An ML Metadata store of some hundred pages, as a run writes it, then cut to half its size (a full disk, an
+    interrupted copy)."""
+    import os
+
+    from ml_metadata.metadata_store import metadata_store
+    from ml_metadata.proto import metadata_store_pb2
+
+    path.parent.mkdir(parents=True)
+    config = metadata_store_pb2.ConnectionConfig()
+    config.sqlite.filename_uri = str(path)
+    config.sqlite.connection_mode = metadata_store_pb2.SqliteMetadataSourceConfig.READWRITE_OPENCREATE
+    store = metadata_store.MetadataStore(config)
+    kind = store.put_artifact_type(metadata_store_pb2.ArtifactType(name="Examples"))
+    store.put_artifacts([metadata_store_pb2.Artifact(type_id=kind, uri=f"{path.parent}/Examples/{i}/" + "x" * 200)
+                         for i in range(300)])
+    del store
+    os.truncate(path, path.stat().st_size // 2)
+
+
+def test_a_damaged_metadata_store_is_one_line_naming_it_and_the_root_is_left_as_it_is(corpus: Path,
+                                                                                     tmp_path: Path) -> None:
+    """Both ended in MLMD's traceback (RuntimeError: ... database disk image is malformed), naming neither the file
+    nor what to do."""
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    root = tmp_path / "root"
+    store = root / "metadata" / "metadata.db"
+    _metadata_store_cut_in_half(store)
+    before = {path: path.read_bytes() if path.is_file() else None for path in root.rglob("*")}
+    expected = (f"Error: {store}: the pipeline's ML Metadata store is damaged (database disk image is malformed); "
+                f"{root} was left as it is: run dialog pipeline with a new --root, or move {root} aside and run it "
+                "again\n")
+    for command in (["pipeline", "--quick", "--root", str(root), "--data", str(corpus), "--tasks", "1"],
+                    ["report", str(root)]):
+        result = CliRunner().invoke(main, command)
+        assert (result.exit_code, result.output) == (1, expected), (command, result.output)
+    assert {path: path.read_bytes() if path.is_file() else None for path in root.rglob("*")} == before

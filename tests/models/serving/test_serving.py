@@ -205,6 +205,33 @@ def test_a_damaged_or_foreign_model_is_one_line_naming_it(model_dir: Path, corpu
             len(result.output.strip().splitlines()) == 1, result.output
 
 
+@pytest.mark.parametrize(("damage", "message"), [
+    (lambda spec: spec.write_bytes(spec.read_bytes()[:spec.stat().st_size // 2]), "not valid JSON ("),
+    (lambda spec: spec.unlink(), "missing (every model dialog train writes has it)"),
+    (lambda spec: spec.write_text("[1, 2]"), "not a JSON object"),
+    (lambda spec: spec.write_bytes(b"\xff\xfe{}"), "not UTF-8 text"),
+    (lambda spec: spec.write_text('{"candidates": [1]}'), '"candidates" is not a list of strings'),
+], ids=["truncated", "missing", "not-an-object", "not-utf8", "wrong-type"])
+def test_a_damaged_or_missing_feature_spec_is_one_line_naming_it_before_any_work(
+        model_dir: Path, corpus: Path, tmp_path: Path, damage, message: str) -> None:
+    """evaluate computed its metrics, then ended in a JSONDecodeError naming no file; a missing spec went unseen.
+    Every command that loads a model now names the asset, and what to do, before it ranks anything."""
+    damaged = tmp_path / "model"
+    shutil.copytree(model_dir, damaged)
+    spec = damaged / "assets" / "feature_spec.json"
+    damage(spec)
+    with pytest.raises(ModelError, match=re.escape(f"{spec}: {message}")):
+        SavedModelRanker(damaged)
+    for command in (["evaluate", "--model", str(damaged), "--data", str(corpus), "--task", "3", "--split", "dev"],
+                    ["explain", "--model", str(damaged), "--data", str(corpus), "--task", "3", "--dialog", "0"],
+                    ["chat", "--model", str(damaged)]):
+        result = CliRunner().invoke(main, command, input="")
+        assert result.exit_code == 1, (command, result.output)
+        assert result.output.startswith(f"Error: {spec}: {message}") and "train it again" in result.output, \
+            (command, result.output)
+        assert len(result.output.strip().splitlines()) == 1, (command, result.output)
+
+
 def test_chat_on_the_terminal_survives_invalid_utf8(model_dir: Path) -> None:
     result = CliRunner().invoke(main, ["chat", "--model", str(model_dir)], input=b"hi\n\xff\xfe bad\nhello\n")
     assert result.exit_code == 0, result.output
