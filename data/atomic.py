@@ -17,7 +17,9 @@ Lock files are opened with ``O_NOFOLLOW``: a link in a lock's place is refused, 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
+import filecmp
 import os
 import posixpath
 import re
@@ -173,7 +175,8 @@ def clear_leftovers(directory: str | os.PathLike[str], name: str | None = None, 
 
 
 class DirectoryBusy(OSError):
-    """Another process is writing the directory (it holds :func:`one_writer`'s lock)."""
+    """Another process is writing the directory (it holds :func:`one_writer`'s lock), or, to a writer, reading it
+    (:func:`one_reader`)."""
 
 
 class UnsafePath(OSError):
@@ -186,8 +189,45 @@ def _flock(descriptor: int, output: str, wait: bool) -> None:
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
     except BlockingIOError:
-        raise DirectoryBusy(f"{output} is being written by another process; wait for it to finish, or write "
-                            "elsewhere") from None
+        try:  # only readers hold it when a shared lock is still to be had
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DirectoryBusy(f"{output} is being written by another process; wait for it to finish, or write "
+                                "elsewhere") from None
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        raise DirectoryBusy(f"{output} is being read by another process (validate, stats, show, train, evaluate, "
+                            "benchmark or pipeline); wait for it to finish, or write elsewhere") from None
+
+
+@contextlib.contextmanager
+def one_reader(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """A shared advisory lock on a directory for as long as the block runs: readers of a corpus never see one a
+    writer (:func:`one_writer`: generate, convert) is replacing, and a writer waits for none of them but is refused
+    while any reads. Readers do not exclude one another. A writer already there is :class:`DirectoryBusy`. A
+    directory that cannot be opened or locked (a URL, a file system without ``flock``, a directory the user may
+    enter but not list) is read without the lock: reading must work wherever the files can be read, a read-only
+    mount included."""
+    import fcntl
+
+    path = os.fspath(directory)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if "://" not in path else None
+    except OSError:
+        descriptor = None
+    if descriptor is None:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DirectoryBusy(f"{path} is being written by another process (generate or convert); wait for it to "
+                                "finish") from None
+        except OSError:  # no locks on this file system
+            pass
+        yield
+    finally:
+        os.close(descriptor)
 
 
 @contextlib.contextmanager
@@ -249,6 +289,29 @@ def one_writer_of(output: str | os.PathLike[str], wait: bool = False) -> Iterato
 
 STAGING_PREFIX = ".staging-"
 
+# The files a staged write replaced, for whoever asked to hear of it (:func:`recording_replacements`).
+_REPLACED: contextvars.ContextVar[list[tuple[str, bool]] | None] = contextvars.ContextVar("replaced", default=None)
+
+
+@contextlib.contextmanager
+def recording_replacements() -> Iterator[list[tuple[str, bool]]]:
+    """A list that :func:`staged_files` fills, while the block runs, with each existing file it replaced: (its
+    path, whether its content changed). A command says what it wrote over, so a corpus of another seed or size
+    replaced in place is never silent."""
+    replaced: list[tuple[str, bool]] = []
+    token = _REPLACED.set(replaced)
+    try:
+        yield replaced
+    finally:
+        _REPLACED.reset(token)
+
+
+def _record_replacement(source: str, target: str) -> None:
+    replaced = _REPLACED.get()
+    if replaced is not None and os.path.lexists(target):
+        same = os.path.isfile(target) and not os.path.islink(target) and filecmp.cmp(source, target, shallow=False)
+        replaced.append((target, not same))
+
 
 @contextlib.contextmanager
 def staged_files(out: str | os.PathLike[str]) -> Iterator[str]:
@@ -270,6 +333,7 @@ def staged_files(out: str | os.PathLike[str]) -> Iterator[str]:
                 source = os.path.join(directory, name)
                 target = os.path.join(out, os.path.relpath(source, staging))
                 os.makedirs(os.path.dirname(target), exist_ok=True)
+                _record_replacement(source, target)
                 os.replace(source, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -130,11 +130,13 @@ def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line:
     return b"".join(chunks)
 
 
-def bounded_lines(handle: IO[str], path: str | os.PathLike[str], max_line: int = MAX_LINE_BYTES) -> Iterator[str]:
+def bounded_lines(handle: IO[str], path: str | os.PathLike[str], max_line: int = MAX_LINE_BYTES,
+                  sized: bool = True) -> Iterator[str]:
     """The lines of a text handle (newlines kept), refused at the first longer than ``max_line`` characters: a
-    streamed reader's bound, for files too large to read whole."""
+    streamed reader's bound, for files too large to read whole. ``sized``: the handle's ``readline`` takes a size
+    (Python's do; TensorFlow's GFile does not, so a remote line is checked once read)."""
     number = 0
-    while line := handle.readline(max_line + 1):
+    while line := (handle.readline(max_line + 1) if sized else handle.readline()):
         number += 1
         if len(line) > max_line and not (len(line) == max_line + 1 and line.endswith("\n")):
             raise _too_long(path, number, max_line)
@@ -153,6 +155,6 @@ def text_lines(path: str | os.PathLike[str], fs: Opener | None = None) -> Iterat
         handle = io.TextIOWrapper(open_regular(path), encoding="utf-8")
     with handle:
         try:
-            yield bounded_lines(handle, path)
+            yield bounded_lines(handle, path, sized=not is_url(path))
         except UnicodeDecodeError as error:
             raise FormatError(path, None, f"not UTF-8 text ({error.reason})") from None

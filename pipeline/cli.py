@@ -166,6 +166,41 @@ class OutputPath(click.Path):
         return converted
 
 
+class CorpusDirectory(click.Path):
+    """An existing corpus directory a command reads: held under a shared lock (``data.atomic.one_reader``) until
+    the command ends, so it never reads a corpus that ``generate`` or ``convert`` is replacing meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, file_okay=False, path_type=Path)
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+        from data.atomic import DirectoryBusy, one_reader
+
+        converted = super().convert(value, param, ctx)
+        if ctx is not None:
+            try:
+                ctx.with_resource(one_reader(converted))
+            except DirectoryBusy as busy:
+                self.fail(str(busy), param, ctx)
+        return converted
+
+
+def refuse_own_input(output: Path | None, option: str, *inputs: Path | None) -> None:
+    """Refuse an output that is one of the command's inputs: a directory it reads, a directory holding one (a
+    replaced output is renamed aside and deleted), or a file already inside one (``evaluate --report`` naming the
+    split it evaluates would write over the corpus). A new file beside the corpus is fine."""
+    if output is None:
+        return
+    target = Path(output).resolve()
+    for given in filter(None, inputs):
+        source = Path(given).resolve()
+        inside = source in target.parents and (os.path.isfile(output) or os.path.islink(output))
+        if target == source or target in source.parents or inside:
+            what = "is" if target == source else "holds" if target in source.parents else "is a file inside"
+            raise click.BadParameter(f"{output} {what} {given}, which this command reads; write elsewhere",
+                                     param_hint=option)
+
+
 # Every split a corpus can have; one the corpus lacks is one line naming the missing file.
 split_option = click.option("--split", default="tst", show_default=True, type=click.Choice(SPLITS),
                             help="tst-OOV: dialog-bAbI's out-of-vocabulary tests; tst-OOT: banking's "
@@ -206,12 +241,25 @@ generator_beam_args_option = click.option(
 
 @contextlib.contextmanager
 def _writing(out: Path) -> Iterator[None]:
-    """A directory another process is writing, a full disk or an unwritable path: one line naming it."""
+    """A directory another process is writing, a full disk or an unwritable path: one line naming it. Files of a
+    corpus already in ``out`` that the command wrote over are said (those whose content changed by name: another
+    seed or size), so a corpus is never replaced in silence."""
+    from data.atomic import recording_replacements
+
     try:
-        yield
+        with recording_replacements() as replaced:
+            yield
     except OSError as error:
         where = error.filename or out
         raise click.ClickException(str(error) if error.errno is None else f"{where}: {error.strerror}") from None
+    changed = [Path(path).relative_to(out).as_posix() for path, differs in replaced if differs]
+    if changed:
+        shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+        click.echo(f"replaced {len(changed)} files of the corpus already in {out} with different content (another "
+                   f"seed or size): {shown}", err=True)
+    if len(replaced) > len(changed):
+        unchanged = len(replaced) - len(changed)
+        click.echo(f"{unchanged} file{'s' * (unchanged != 1)} already in {out} written again unchanged", err=True)
 
 
 # A corpus estimated above this many GB is written only when asked (--yes): a mistyped --dialogs would otherwise
@@ -219,9 +267,19 @@ def _writing(out: Path) -> Iterator[None]:
 LARGE_CORPUS_GB = 5
 
 
-def _check_room(out: Path, size: int, yes: bool) -> None:
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable), None where unknown."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        with open("/proc/meminfo") as meminfo:
+            return int(next(line for line in meminfo if line.startswith("MemAvailable:")).split()[1]) * 1024
+    return None
+
+
+def _check_room(out: Path, size: int, yes: bool, memory: int | None = None, fewer: str = "--dialogs or --tasks"
+                ) -> None:
     """Refuse a corpus of about ``size`` bytes that the disk under ``out`` cannot hold, or a large one not asked
-    for; both named with the estimate, before anything is written."""
+    for, or one whose generation needs about ``memory`` bytes more than the machine has available (unless asked
+    for: the figure is an estimate); each named with the estimate, before anything is written."""
     import shutil
 
     existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
@@ -229,10 +287,15 @@ def _check_room(out: Path, size: int, yes: bool) -> None:
     gigabytes = size / 1e9
     if size > free:
         raise click.ClickException(f"the corpus would take about {gigabytes:,.1f} GB and {existing} has "
-                                   f"{free / 1e9:,.1f} GB free; ask for fewer --dialogs or --tasks")
+                                   f"{free / 1e9:,.1f} GB free; ask for fewer {fewer}")
     if gigabytes > LARGE_CORPUS_GB and not yes:
         raise click.ClickException(f"the corpus would take about {gigabytes:,.1f} GB (more than {LARGE_CORPUS_GB} GB); "
                                    "pass --yes to write it")
+    available = _available_memory()
+    if memory is not None and available is not None and memory > available and not yes:
+        raise click.ClickException(f"the corpus ({gigabytes:,.1f} GB) would need about {memory / 1e9:,.1f} GB of "
+                                   f"memory to generate and {available / 1e9:,.1f} GB is available; ask for fewer "
+                                   f"{fewer}, or pass --yes to try")
 
 
 @generate.command("restaurant")
@@ -276,14 +339,19 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
               help="Development dialogs per intent.")
 @click.option("--test-dialogs", default=200, show_default=True, type=click.IntRange(min=1),
               help="Test dialogs per intent and test case (IT and OOT; non-OOP and each OOP set), as the paper.")
-def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_dialogs: int) -> None:
+@click.option("--yes", is_flag=True, help=f"Write a corpus estimated above {LARGE_CORPUS_GB} GB, or above the memory "
+                                          "available to generate it, without refusing.")
+def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_dialogs: int, yes: bool) -> None:
     """Banking self-play (Majumdar et al.): six intents, IT/OOT tests and the out-of-pattern challenge sets."""
-    from data.banking.generation import BankingPlan
+    from data.banking.generation import MEMORY_PER_BYTE, BankingPlan, estimated_bytes
     from data.banking.generation import generate as run_generation
 
+    plan = BankingPlan(seed, dialogs, dev_dialogs, test_dialogs)
+    size = estimated_bytes(plan)
+    _check_room(out, size, yes, memory=size * MEMORY_PER_BYTE, fewer="--dialogs, --dev-dialogs or --test-dialogs")
     start = time.perf_counter()
     with _writing(out):
-        written = run_generation(BankingPlan(seed, dialogs, dev_dialogs, test_dialogs), out)
+        written = run_generation(plan, out)
     click.echo(f"wrote {', '.join(path.name for path in written)} to {out} in {time.perf_counter() - start:.1f} s",
                err=True)
 
@@ -296,12 +364,14 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
                    "dialogs, through Beam).")
 @runner_option
 @generator_beam_args_option
-def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tuple[str, ...]) -> None:
+@click.option("--yes", is_flag=True, help=f"Write a corpus estimated above {LARGE_CORPUS_GB} GB without refusing.")
+def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tuple[str, ...], yes: bool) -> None:
     """A synthetic movie world and the Movie Dialog tasks 1-4 from it, in the public Movie Dialog layout."""
-    from data.movie.tasks import MoviePlan
+    from data.movie.tasks import MoviePlan, estimated_bytes
     from data.movie.tasks import generate as run_generation
 
     plan = MoviePlan(seed, scale)
+    _check_room(out, estimated_bytes(plan), yes, fewer="examples (a smaller --scale)")
     start = time.perf_counter()
     with _writing(out):
         written = run_generation(plan, out, runner=runner, beam_args=beam_args)
@@ -326,9 +396,11 @@ def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
     """DSTC2 (log.json, label.json per call) to dialog-bAbI task 6: API calls, KB results with ratings."""
     from data.babi.dstc2 import Dstc2Error, convert_release
 
+    refuse_own_input(out, "--out", src)
     start = time.perf_counter()
     try:
-        report = convert_release(src, out, skip_bad=skip_bad, seed=seed)
+        with _writing(out):
+            report = convert_release(src, out, skip_bad=skip_bad, seed=seed)
     except Dstc2Error as error:
         in_a_call = Path(error.path).name in ("log.json", "label.json")  # what --skip-bad can leave out
         raise click.ClickException(str(error) + (" (use --skip-bad to leave malformed calls out)"
@@ -342,7 +414,7 @@ def convert_dstc2(src: Path, out: Path, skip_bad: bool, seed: int) -> None:
 
 
 @main.command()
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("directory", type=CorpusDirectory())
 @click.option("--task", required=True, type=click.IntRange(min=1))
 @click.option("--split", default="trn", show_default=True, type=click.Choice(SPLITS),
               help="A Movie Dialog corpus's train/dev/test are trn/dev/tst here.")
@@ -362,7 +434,7 @@ def show(directory: Path, task: int, split: str, first: int, count: int) -> None
 
 
 @main.command()
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("directory", type=CorpusDirectory())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def stats(directory: Path, as_json: bool) -> None:
     """Table 1 of the paper for a corpus directory, beside the paper's figures."""
@@ -381,7 +453,7 @@ def stats(directory: Path, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("directory", type=CorpusDirectory())
 @click.option("--partial", is_flag=True, help="Check the files present; a missing split is not a problem.")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (KB results the KB states otherwise, duplicate "
                                               "candidates), not only on errors.")
@@ -429,7 +501,7 @@ def _task_files(data: Path, task: int):
 
 
 @main.command()
-@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+@click.option("--data", required=True, type=CorpusDirectory(),
               help="Corpus directory in the dialog-bAbI layout.")
 @click.option("--task", required=True, type=int, help="Task number (1-6).")
 @click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings", "template", "hcn"]),
@@ -489,6 +561,8 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
                                             ("only_learned_words", only_learned_words),
                                             ("per_occurrence_gradient", per_occurrence_gradient)) if given}
     common = {"match_type": match_type, "seed": seed, "select_on_oov_dev": select_on_oov_dev, **flags, **overrides}
+    refuse_own_input(out, "--out", data)
+    refuse_own_input(log_dir, "--log-dir", data)
     if model_kind == "hcn":  # the template ranker's config and method, as the pipeline trains task 6's model
         model_kind, common = "template", {**HCN_PRODUCT, **common}
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
@@ -513,7 +587,7 @@ def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str,
 
 @main.command()
 @click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--data", required=True, type=CorpusDirectory())
 @click.option("--task", required=True, type=int)
 @split_option
 @click.option("--report", type=OutputPath(dir_okay=False, path_type=Path), help="Write the mistakes as JSON lines.")
@@ -524,6 +598,7 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
     from models.serving.evaluate import evaluate as run_evaluation
     from models.serving.ranker import SavedModelRanker
 
+    refuse_own_input(report, "--report", data, model_dir)
     try:
         examples = split_examples(_task_files(data, task), split)
         ranker = SavedModelRanker(model_dir)
@@ -539,7 +614,7 @@ def evaluate(model_dir: Path, data: Path, task: int, split: str, report: Path | 
 
 @main.command()
 @click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--data", required=True, type=CorpusDirectory())
 @click.option("--task", required=True, type=int)
 @click.option("--dialog", "dialog_index", required=True, type=click.IntRange(min=0),
               help="Dialog number in the split, from 0 (its id is babi-N/split/K).")
@@ -556,6 +631,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
     from models.serving.explain import explain_turns, format_turn, write_heat_map
     from models.serving.ranker import SavedModelRanker
 
+    refuse_own_input(png, "--png", data, model_dir)
     try:
         examples = split_examples(_task_files(data, task), split)
         ranker = SavedModelRanker(model_dir)
@@ -575,7 +651,7 @@ def explain(model_dir: Path, data: Path, task: int, dialog_index: int, split: st
 
 
 @main.command()
-@click.option("--data", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--data", required=True, type=CorpusDirectory())
 @click.option("--out", required=True, type=OutputPath(dir_okay=False, path_type=Path),
               help="Markdown table; the CSV goes beside it (same name, .csv).")
 @click.option("--methods", default="",
@@ -624,6 +700,8 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
     if out.suffix.lower() == ".csv":  # the CSV goes to OUT with .csv: the Markdown would take its place
         raise click.BadParameter(f"{out} would be both the Markdown table and the CSV beside it; name the "
                                  "Markdown file (e.g. results.md)", param_hint="--out")
+    refuse_own_input(out, "--out", data)
+    refuse_own_input(out.with_suffix(".csv"), "--out", data)
     _check_tasks(data, tasks)
     if streamed and not is_movie_corpus(data):
         raise click.BadParameter(f"{data} is not a Movie Dialog corpus: only Table 6 has a streamed trainer",
@@ -656,7 +734,7 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
               help="The quick profile (few epochs; the template ranker and MemN2N); default: full (every model).")
 @click.option("--root", type=OutputPath(file_okay=False, path_type=Path), default=None,
               help="Where artifacts, metadata and pushed models go (default ./pipeline_output).")
-@click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+@click.option("--data", type=CorpusDirectory(), default=None,
               help="Corpus directory in the dialog-bAbI layout, or a Movie Dialog corpus (default "
                    "./corpora/restaurant).")
 @click.option("--tasks", type=TaskList(), default="",
@@ -666,13 +744,16 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
 def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple[int, ...],
                  beam_args: tuple[str, ...]) -> None:
     """Run the TFX pipeline `dialog` locally; print the slice table, then one JSON line (the last line)."""
-    from data.atomic import one_writer
+    from data.atomic import one_reader, one_writer
     from data.movie.reader import is_movie_corpus
     from pipeline.configs import DEFAULT_DATA, DEFAULT_ROOT, MOVIE_PROFILES, PROFILES
     from pipeline.local_runner import DEFAULT_BEAM_ARGS, run
     from pipeline.report import write_report
     from pipeline.summary import MOVIE_COLUMNS, as_json_line, format_table, run_summary
 
+    if root is not None and Path(root).resolve() == Path(data or DEFAULT_DATA).resolve():
+        raise click.BadParameter(f"{root} is the corpus the pipeline reads; give the run a root of its own",
+                                 param_hint="--root")
     movies = is_movie_corpus(str(data or DEFAULT_DATA))
     if movies and tasks:
         raise click.BadParameter("a Movie Dialog corpus trains one joint model on all its tasks", param_hint="--tasks")
@@ -684,7 +765,8 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
     with contextlib.redirect_stdout(sys.stderr):  # training progress to stderr: stdout's last line is the JSON
         profile = PROFILES["quick" if quick else "full"]
         try:
-            with one_writer(root or DEFAULT_ROOT):  # two runs on one root would share its metadata and artifacts
+            # Two runs on one root would share its metadata and artifacts; a corpus being replaced is not read.
+            with one_writer(root or DEFAULT_ROOT), one_reader(data or DEFAULT_DATA):
                 located = run(root=root or DEFAULT_ROOT, data=data or DEFAULT_DATA, profile=profile, tasks=tasks,
                               beam_args=beam_args or DEFAULT_BEAM_ARGS)
                 summary = run_summary(located["metadata"],

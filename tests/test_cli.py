@@ -107,14 +107,29 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     data, model = tmp_path / "corpus", tmp_path / "model"
     assert runner.invoke(main, ["generate", "restaurant", "--out", str(data), "--dialogs", "4", "--tasks", "1",
                                 "--runner", "local"]).exit_code == 0
+    victim = tmp_path / "victim"  # a link planted under a staging leftover's name made train empty its target
+    (victim / "sub").mkdir(parents=True)
+    (victim / "a.txt").write_text("a")
+    (victim / "sub" / "b.txt").write_text("b")
+    (tmp_path / ".model.tmp-deadbeef").symlink_to(victim, target_is_directory=True)
     trained = runner.invoke(main, ["train", "--data", str(data), "--task", "1", "--match-type", "--epochs", "2",
                                    "--embedding-dim", "8", "--per-occurrence-gradient", "--out", str(model)])
     assert trained.exit_code == 0, trained.output
+    assert (victim / "a.txt").read_text() == "a" and (victim / "sub" / "b.txt").read_text() == "b"
+    assert not (tmp_path / ".model.tmp-deadbeef").is_symlink()
     summary = json.loads(trained.stdout)  # stdout is the JSON alone: Keras' epoch lines go to stderr
     assert "Epoch 1/2" in trained.stderr
     assert summary["config"]["match_type"] and summary["config"]["hops"] == 1  # Table 9, task 1
     assert summary["config"]["per_occurrence_gradient"]
     assert summary["config"]["embedding_dim"] == 8 and summary["best_epoch"] in (1, 2)
+
+    split = data / dialog_file_name(1, "tst-OOV")
+    before = split.read_bytes()
+    refused = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(data), "--task", "1",
+                                   "--split", "tst-OOV", "--report", str(split)])  # the split evaluated
+    assert refused.exit_code == 2 and "is a file inside" in refused.output and "which this command reads" in " ".join(
+        refused.output.split())
+    assert split.read_bytes() == before
 
     report = tmp_path / "mistakes.jsonl"
     evaluated = runner.invoke(main, ["evaluate", "--model", str(model), "--data", str(data), "--task", "1",

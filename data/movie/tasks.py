@@ -213,6 +213,21 @@ class MoviePlan:
         return sum(self.count(task, split) for task in TASK_KEYS for split in SPLITS)
 
 
+def estimated_bytes(plan: MoviePlan, sample: int = 8) -> int:
+    """About how many bytes the task files take: the first ``sample`` examples of each task's split rendered, their
+    mean size times the split's count. The entities, KB and candidate files are a small part beside them."""
+    size = 0
+    for task in TASK_KEYS:
+        for split in SPLITS:
+            count = plan.count(task, split)
+            taken = min(sample, count)
+            if taken:
+                rendered = sum(len(line.encode()) + 1 for index in range(taken)
+                               for line in example_lines(plan.seed, plan.scale, task, split, index))
+                size += rendered * count // taken
+    return size
+
+
 def task_file_name(task: int, split: str) -> str:
     name = TASK_DIRECTORIES[task]
     return f"{name}/{name}_{split}.txt"

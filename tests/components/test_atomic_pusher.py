@@ -50,3 +50,22 @@ def test_two_pushes_at_once_publish_two_whole_versions(tmp_path: Path) -> None:
     assert len(set(versions)) == 2
     assert sorted(p.name for p in serving.iterdir()) == versions
     assert all((serving / v / "saved_model.pb").stat().st_size == 2_000_000 for v in versions)
+
+
+def test_a_link_planted_as_a_killed_push_keeps_its_target(tmp_path: Path) -> None:
+    """A link ``ROOT/serving_model/memn2n/.evil.tmp-0badf00d`` to a directory outside made the Pusher empty it."""
+    from components.atomic_pusher import push_atomically
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "saved_model.pb").write_bytes(b"pb")
+    victim = tmp_path / "victim"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "a.txt").write_text("a")
+    (victim / "sub" / "b.txt").write_text("b")
+    serving = tmp_path / "root" / "serving_model" / "memn2n"
+    serving.mkdir(parents=True)
+    (serving / ".evil.tmp-0badf00d").symlink_to(victim, target_is_directory=True)
+    _, version = push_atomically(str(model), str(serving))
+    assert (victim / "a.txt").read_text() == "a" and (victim / "sub" / "b.txt").read_text() == "b"
+    assert sorted(p.name for p in serving.iterdir()) == [version]
