@@ -19,7 +19,9 @@ import numpy as np
 import tensorflow as tf
 
 from data.progress import bar
+from data.reading import FormatError, check_regular, read_bytes
 from models.examples import TurnExample, pad_batch
+from models.gfile import GFILE
 
 _VERSION = re.compile(r"\d+")
 
@@ -66,8 +68,9 @@ def read_spec(directory: str | Path, required: bool = True) -> dict[str, Any] | 
             return None
         raise ModelError(f"{path}: missing (every model dialog train writes has it); {_REMEDY}")
     try:
-        with tf.io.gfile.GFile(path, "rb") as handle:
-            spec = json.loads(handle.read().decode("utf-8"))
+        spec = json.loads(read_bytes(path, GFILE).decode("utf-8"))  # a regular file only: a FIFO would block
+    except FormatError as error:  # not a regular file, a line past the bound, cannot be read
+        raise ModelError(f"{error}; {_REMEDY}") from None
     except json.JSONDecodeError as error:
         raise ModelError(f"{path}: not valid JSON ({error.msg}: line {error.lineno} column {error.colno}); "
                          f"{_REMEDY}") from None
@@ -84,6 +87,19 @@ def read_spec(directory: str | Path, required: bool = True) -> dict[str, Any] | 
     return spec
 
 
+def _only_regular_files(directory: Path) -> None:
+    """Refuse a local model with a file that is not a regular file (a FIFO as ``saved_model.pb`` or a variables
+    shard would block TensorFlow's loader for ever, a link to /dev/zero never end it); a URL holds none."""
+    if "://" in str(directory):
+        return
+    for root, _, names in os.walk(directory):
+        for name in names:
+            try:
+                check_regular(os.path.join(root, name))
+            except FormatError as error:
+                raise ModelError(f"{error}; {_REMEDY}") from None
+
+
 def load_model(directory: str | Path) -> tuple[Path, Any]:
     """The resolved SavedModel directory and the loaded model (its ``signatures`` are the serving ones).
 
@@ -92,6 +108,7 @@ def load_model(directory: str | Path) -> tuple[Path, Any]:
     program wrote (without this project's signatures) is a :class:`ModelError`: one line naming the path and what
     is wrong, before anything is ranked."""
     resolved = resolve_model_dir(directory)
+    _only_regular_files(resolved)
     spec = read_spec(resolved, required=False)  # a damaged asset is named before paying for loading the model
     try:
         loaded = tf.saved_model.load(str(resolved))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -211,7 +212,9 @@ def test_a_damaged_or_foreign_model_is_one_line_naming_it(model_dir: Path, corpu
     (lambda spec: spec.write_text("[1, 2]"), "not a JSON object"),
     (lambda spec: spec.write_bytes(b"\xff\xfe{}"), "not UTF-8 text"),
     (lambda spec: spec.write_text('{"candidates": [1]}'), '"candidates" is not a list of strings'),
-], ids=["truncated", "missing", "not-an-object", "not-utf8", "wrong-type"])
+    (lambda spec: (spec.unlink(), os.mkfifo(spec)), "is a named pipe (FIFO), not a regular file"),  # blocked for ever
+    (lambda spec: (spec.unlink(), spec.symlink_to("/dev/zero")), "is a character device"),
+], ids=["truncated", "missing", "not-an-object", "not-utf8", "wrong-type", "fifo", "dev-zero"])
 def test_a_damaged_or_missing_feature_spec_is_one_line_naming_it_before_any_work(
         model_dir: Path, corpus: Path, tmp_path: Path, damage, message: str) -> None:
     """evaluate computed its metrics, then ended in a JSONDecodeError naming no file; a missing spec went unseen.
