@@ -20,7 +20,7 @@ _DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 
 class MetadataDamaged(OSError):
     """The ML Metadata store of a pipeline root is damaged. An ``OSError`` without an errno, so that ``dialog`` says
-    it in one line (``pipeline.cli.file_system_error``)."""
+    it in one line (``pipeline.cli.infra.file_system_error``)."""
 
 
 def damage(path: Path) -> str | None:
