@@ -54,7 +54,7 @@ def train(examples_dir: str, artifacts_dir: str, epochs: int) -> None:
     from tfx.types import artifact_utils, standard_artifacts
     from tfx.utils import proto_utils
 
-    from components.dialog_trainer import Executor
+    from components.trainer_base import Executor
     from models.movie.streamed import StreamedConfig
 
     examples = standard_artifacts.Examples()

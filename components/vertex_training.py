@@ -3,9 +3,10 @@
 TFX's Google Cloud AI Platform Trainer (``tfx.extensions.google_cloud_ai_platform``) starts a custom job whose
 replicas run ``python -m tfx.scripts.run_executor --executor_class_path X`` with the Trainer's inputs, outputs and
 properties; X is what its executor's ``_GetExecutorClass`` names, TFX's plain Trainer executor. Ours names the
-DialogTrainer's (which adds the Examples URI that ``run_fn`` reads the corpus resources from), so the remote replicas
-run the same ``run_fn`` as a local Trainer. Vertex AI sets ``TF_CONFIG`` on each replica (worker pool 0 is the
-``chief``, pool 1 the ``worker`` tasks), which ``run_fn`` reads (``models.distribute``).
+Trainers' own (``components.trainer_base``: it adds the Examples URI that ``run_fn`` reads the corpus resources
+from), so the remote replicas run the same ``run_fn`` as a local Trainer. Vertex AI sets ``TF_CONFIG`` on each
+replica (worker pool 0 is the ``chief``, pool 1 the ``worker`` tasks), which ``run_fn`` reads
+(``models.distribute``).
 
 This module imports the extension (and the Vertex AI client, seconds of imports): only a pipeline compiled for
 Vertex training needs it.
@@ -20,14 +21,14 @@ from tfx.dsl.components.base import executor_spec
 from tfx.extensions.google_cloud_ai_platform import constants
 from tfx.extensions.google_cloud_ai_platform.trainer import executor as cloud_trainer_executor
 
-from components import dialog_trainer
+from components import trainer_base
 
 
 class VertexExecutor(cloud_trainer_executor.GenericExecutor):
     """Starts the Vertex AI job (in the pipeline's step) whose replicas run the DialogTrainer's executor."""
 
     def _GetExecutorClass(self) -> type:  # noqa: N802 (TFX API)
-        return dialog_trainer.Executor
+        return trainer_base.Executor
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from tfx.utils import proto_utils
 
 from components.corpus_resources import write_resources
 from components.dialog_example_gen import _file_examples, corpus_resources, split_pattern
-from components.dialog_trainer import METHOD_KEY, Executor
+from components.dialog_trainer import METHOD_KEY
+from components.trainer_base import Executor
 
 corpus, examples_dir, artifacts_dir, epochs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 SPLITS = ("train", "eval")

@@ -103,7 +103,7 @@ def test_the_vertex_job_runs_the_dialog_trainers_executor_on_its_pools() -> None
     assert [pool["replica_count"] for pool in pools] == [1, 1]
     for pool in pools:
         command = pool["container_spec"]["command"]
-        assert command[command.index("--executor_class_path") + 1] == "components.dialog_trainer.Executor"
+        assert command[command.index("--executor_class_path") + 1] == "components.trainer_base.Executor"
         assert pool["container_spec"]["image_uri"] == "gcr.io/my-project/dialog:1"
 
 
