@@ -306,6 +306,21 @@ def recording_replacements() -> Iterator[list[tuple[str, bool]]]:
         _REPLACED.reset(token)
 
 
+def real_directory(root: str | os.PathLike[str], *parts: str) -> str:
+    """``root/parts...``, each folder below ``root`` made where missing and refused (:class:`UnsafePath`) where a
+    symbolic link stands in its place: a link planted at a folder the project writes into (a corpus's task folder,
+    a pipeline root's report) would send its files into the link's target. ``root`` itself is the user's choice
+    and may be a link."""
+    path = os.fspath(root)
+    for part in parts:
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            raise UnsafePath(f"{path} is a symbolic link where this command writes a folder of its own; remove it, or "
+                             "write elsewhere")
+        os.makedirs(path, exist_ok=True)
+    return path
+
+
 def _record_replacement(source: str, target: str) -> None:
     replaced = _REPLACED.get()
     if replaced is not None and os.path.lexists(target):
@@ -328,12 +343,14 @@ def staged_files(out: str | os.PathLike[str]) -> Iterator[str]:
     staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out)
     try:
         yield staging
-        for directory, _, names in os.walk(staging):
-            for name in sorted(names):
-                source = os.path.join(directory, name)
-                target = os.path.join(out, os.path.relpath(source, staging))
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                _record_replacement(source, target)
-                os.replace(source, target)
+        moves = [(os.path.join(directory, name), os.path.relpath(os.path.join(directory, name), staging))
+                 for directory, _, names in os.walk(staging) for name in sorted(names)]
+        for _, relative in moves:  # every folder checked before any file moves: all or nothing
+            folder = os.path.dirname(relative)
+            real_directory(out, *(folder.split(os.sep) if folder else ()))
+        for source, relative in moves:
+            target = os.path.join(out, relative)
+            _record_replacement(source, target)
+            os.replace(source, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

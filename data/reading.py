@@ -108,13 +108,32 @@ def _too_long(path: str | os.PathLike[str], line: int, limit: int) -> FormatErro
     return FormatError(path, line, f"a line longer than {limit:,} bytes (damaged, or not a text file of the layout)")
 
 
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable), None where unknown."""
+    with contextlib.suppress(OSError, ValueError, StopIteration), open("/proc/meminfo") as meminfo:
+        return int(next(line for line in meminfo if line.startswith("MemAvailable:")).split()[1]) * 1024
+    return None
+
+
+def _nul(path: str | os.PathLike[str], line: int, chunk: bytes, at: int) -> FormatError:
+    return FormatError(path, line + chunk.count(b"\n", 0, at), "a NUL byte (0x00) inside the text")
+
+
 def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line: int = MAX_LINE_BYTES) -> bytes:
-    """The whole of a regular file, refused at the first line longer than ``max_line`` (before the rest is read)."""
+    """The whole of a regular file, refused before the rest is read at the first line longer than ``max_line`` or
+    the first NUL byte (no text of the layout holds one; a sparse file's holes are all NULs), and refused unread
+    when it is larger than the memory available to hold it."""
     chunks: list[bytes] = []
     line, carried = 1, 0  # the current line's number and the bytes of it read so far
     try:
         with open_regular(path, fs) as handle:
+            size, available = (os.fstat(handle.fileno()).st_size if not is_url(path) else 0), _available_memory()
+            if available is not None and size > available:
+                raise FormatError(path, None, f"is {size / 1e9:,.1f} GB, more than the {available / 1e9:,.1f} GB of "
+                                              "memory available to read it")
             while chunk := handle.read(_CHUNK):
+                if (nul := chunk.find(b"\0")) >= 0:
+                    raise _nul(path, line, chunk, nul)
                 pieces = chunk.split(b"\n")
                 if carried + len(pieces[0]) > max_line or max(map(len, pieces[1:-1]), default=0) > max_line:
                     longest = next(i for i, piece in enumerate(pieces)
@@ -140,6 +159,8 @@ def bounded_lines(handle: IO[str], path: str | os.PathLike[str], max_line: int =
         number += 1
         if len(line) > max_line and not (len(line) == max_line + 1 and line.endswith("\n")):
             raise _too_long(path, number, max_line)
+        if "\0" in line:
+            raise FormatError(path, number, "a NUL byte (0x00) inside the text")
         yield line
 
 

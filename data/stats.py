@@ -8,6 +8,7 @@ whitespace-separated tokens over a candidate set's dialog files and the candidat
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     result["vocabulary_size"] = main["vocabulary_size"]
     result["candidates"] = main["candidates"]
     sidecar = banking_labels_path(tasks[BANKING_TASK]) if BANKING_TASK in tasks else None
-    if sidecar is not None and sidecar.is_file():
+    if sidecar is not None and os.path.lexists(sidecar):  # a FIFO or a device is named by the reader, not skipped
         # Checked as validate checks them: a label of the wrong type would be counted as an intent or a split.
         labels, problems = check_banking_labels(sidecar, result["tasks"][str(BANKING_TASK)]["dialogs"])
         if problems:

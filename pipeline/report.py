@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from data.atomic import write_text_atomic
+from data.atomic import real_directory, write_text_atomic
 from pipeline.configs import MODELS
 from pipeline.local_runner import paths
 from pipeline.pipeline import COMPONENT_NAMES
@@ -169,7 +169,7 @@ def write_report(root: Path, models: Sequence[str] = MODELS, data: Path | None =
     located = paths(Path(root))
     store = metadata_reader(located["metadata"])
     summary = summary or run_summary(located["metadata"], models)
-    out = Path(root) / REPORT_DIRECTORY
+    out = Path(real_directory(root, REPORT_DIRECTORY))  # a link planted there would take the pages elsewhere
     sections = [f"<h1>dialog pipeline run</h1><p>Artifacts: {html.escape(str(located['pipeline_root']))}. "
                 f"Product model: {html.escape(summary['model'])}.</p>"]
     for model, result in summary["models"].items():

@@ -147,3 +147,39 @@ def test_the_banking_and_movie_estimates_are_near_what_is_written(tmp_path: Path
                               (movie_bytes(movies), sum(p.stat().st_size for p in (tmp_path / "movies").glob("task*/*")
                                                         if "cand" not in p.name))):
         assert 0.75 * written <= estimate <= 1.25 * written, (estimate, written)
+
+
+def test_entries_that_are_not_files_are_named_not_taken_as_absent(tmp_path: Path) -> None:
+    """A FIFO task file was a "missing split", a KB that is a device or a directory silently skipped (validate OK, a
+    QA row of n/a), banking labels that are /dev/zero made stats drop the section."""
+    from data.banking.generation import BankingPlan
+    from data.banking.generation import generate as generate_banking
+    from data.movie.tasks import MoviePlan
+    from data.movie.tasks import generate as generate_movies
+
+    runner = CliRunner()
+    movies, banking = tmp_path / "movies", tmp_path / "banking"
+    generate_movies(MoviePlan(0, "tiny"), movies, runner="local")
+    generate_banking(BankingPlan(0, 3, 2, 2), banking)
+    train, kb = movies / "task1_qa" / "task1_qa_train.txt", movies / "movie_kb.txt"
+    labels = banking / "dialog-babi-task7-banking-labels.jsonl"
+    with _planted(train, "fifo"):
+        result = runner.invoke(main, ["validate", str(movies)])
+        assert result.exit_code == 1 and f"{train}: {KIND['fifo']}" in result.output, result.output
+    with _planted(kb, "zero"):
+        result = runner.invoke(main, ["validate", str(movies)])
+        assert result.exit_code == 1 and f"{kb}: {KIND['zero']}" in result.output, result.output
+    with _planted(labels, "zero"):
+        for command in (["stats", str(banking)], ["validate", str(banking)]):
+            result = runner.invoke(main, command)
+            assert result.exit_code == 1 and f"{labels}: {KIND['zero']}" in result.output, (command, result.output)
+
+
+def test_a_refused_file_met_inside_a_table_run_is_one_line(corpus: Path, tmp_path: Path) -> None:
+    trn = corpus / dialog_file_name(1, "trn")
+    with _planted(trn, "fifo"):
+        result = CliRunner().invoke(main, ["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"),
+                                           "--methods", "rule_based", "--tasks", "1", "--epochs", "1", "--jobs", "1"])
+    assert result.exit_code == 1 and result.output.strip().endswith(f"{trn}: {KIND['fifo']}; only regular files "
+                                                                      "are read"), result.output
+    assert "Traceback" not in result.output

@@ -15,6 +15,7 @@ a comma ("Good Morning, Miss Dove"), pieces are joined back when together they m
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -79,8 +80,10 @@ class _Files:
         return self.root.joinpath(*parts) if isinstance(self.root, Path) else posixpath.join(self.root, *parts)
 
     def is_file(self, path: Path | str) -> bool:
+        """Whether the corpus has an entry of that name: on the local disk any entry, a directory, a named pipe or a
+        dangling link included, so that reading it names what it is rather than the file being taken as absent."""
         if self.fs is None:
-            return Path(path).is_file()
+            return os.path.lexists(path)
         return self.fs.exists(str(path)) and not self.fs.isdir(str(path))
 
 

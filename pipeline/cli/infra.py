@@ -60,11 +60,16 @@ _OP_NOISE = re.compile(r"\{\{function_node [^}]*\}\}|\s*\[Op:\w+\]$")
 
 def file_system_error(error: BaseException) -> str | None:
     """One line for a full disk, a read-only or unwritable path, a missing directory: Python's ``OSError`` or
-    TensorFlow's file-system errors (an ``OpError`` from its C++ writers, e.g. at a model's export); None for any
-    other error, which keeps its traceback."""
+    TensorFlow's file-system errors (an ``OpError`` from its C++ writers, e.g. at a model's export); and for a file
+    the readers refused (``data.reading.FormatError``: a named pipe, a malformed line), wherever it was raised (a
+    table's fit, a pipeline component). None for any other error, which keeps its traceback."""
+    from data.reading import FormatError
+
     seen: set[int] = set()
     while error is not None and id(error) not in seen:  # the cause a framework wrapped it in
         seen.add(id(error))
+        if isinstance(error, FormatError):
+            return str(error)
         if isinstance(error, OSError) and error.errno is None and type(error) is not OSError:
             return str(error)  # ours, with its own message (data.atomic.DirectoryBusy)
         if isinstance(error, OSError) and error.errno is not None:

@@ -199,3 +199,19 @@ def test_a_link_in_a_lock_files_place_is_refused_not_written_through(tmp_path: P
     with pytest.raises(UnsafePath, match=r"\.OUT\.lock is a symbolic link"), one_writer_of(tmp_path / "OUT"):
         pass
     assert target.exists() != dangling and (dangling or target.read_text() == "keep")
+
+
+def test_a_link_planted_at_a_folder_the_corpus_writes_is_refused_before_any_file_moves(tmp_path: Path) -> None:
+    """``generate movies`` with ``OUT/task1_qa`` a link wrote the task's files into the link's target."""
+    from data.atomic import UnsafePath
+
+    victim = _victim(tmp_path)
+    out = tmp_path / "corpus"
+    out.mkdir()
+    (out / "task1_qa").symlink_to(victim, target_is_directory=True)
+    with pytest.raises(UnsafePath, match=r"task1_qa is a symbolic link where this command writes a folder"), \
+            staged_files(out) as staging:
+        (Path(staging) / "entities.txt").write_text("e")
+        (Path(staging) / "task1_qa").mkdir()
+        (Path(staging) / "task1_qa" / "a.txt").write_text("new")
+    assert _intact(victim) and sorted(p.name for p in out.iterdir()) == ["task1_qa"]  # nothing moved in
