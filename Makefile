@@ -37,7 +37,7 @@ test: setup
 	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The three papers' tables in docs/tables/, regenerated from seed-0 corpora (banking: seeds 0-4, its generator
-# rerun each time as it takes seconds); about 45 minutes on 2 cores.
+# rerun each time as it takes seconds); about an hour on 2 cores (docs/results.md says where it goes).
 TABLE2_METHODS ?= rule_based,tfidf,tfidf_type,nearest_neighbour,embeddings,memn2n,memn2n_match,template_memn2n
 tables: setup
 	@test -f corpora/restaurant/dialog-babi-candidates.txt || $(VENV)/bin/dialog generate restaurant --out corpora/restaurant --seed 0

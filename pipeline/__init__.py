@@ -1,1 +1,2 @@
-"""The `dialog` command line (cli), the TFX pipeline (create_pipeline), its profiles and its runners."""
+"""The `dialog` command line (``cli``, a package of command groups), the TFX pipeline (``create_pipeline``), its
+profiles and its runners."""
