@@ -59,9 +59,10 @@ def _data_uri(png: bytes) -> str:
 
 
 def training_curves(history: Sequence[dict[str, Any]], title: str) -> str | None:
-    """Loss and dev accuracy per epoch as a PNG data URI (None without a history)."""
+    """Loss and dev accuracy per epoch as a PNG data URI; None for fewer than two epochs, where there is no curve
+    to draw (one epoch was a single dot on an axis of its own making)."""
     epochs = [row["epoch"] for row in history if "epoch" in row]
-    if not epochs:
+    if len(epochs) < 2:
         return None
     import matplotlib
 

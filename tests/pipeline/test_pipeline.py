@@ -363,3 +363,13 @@ def test_a_damaged_metadata_store_is_one_line_naming_it_and_the_root_is_left_as_
         result = CliRunner().invoke(main, command)
         assert (result.exit_code, result.output) == (1, expected), (command, result.output)
     assert {path: path.read_bytes() if path.is_file() else None for path in root.rglob("*")} == before
+
+
+def test_a_training_curve_is_drawn_only_where_there_are_epochs_to_draw() -> None:
+    """The quick profile's one-epoch summaries were drawn as a single dot on an axis from 0.96 to 1.04."""
+    from pipeline.report import training_curves
+
+    one = [{"epoch": 1, "loss": 0.5, "dev_per_response_accuracy": 90.0}]
+    assert training_curves(one, "template") is None
+    two = [*one, {"epoch": 2, "loss": 0.3, "dev_per_response_accuracy": 95.0}]
+    assert training_curves(two, "template").startswith("data:image/png;base64,")

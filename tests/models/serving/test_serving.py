@@ -324,3 +324,24 @@ def test_a_model_exports_to_a_remote_file_system(template_ranker, corpus: Path,
     memory, speaker, query = pad_batch(examples)
     responses = loaded(memory=tf.constant(memory), memory_speaker=tf.constant(speaker), query=tf.constant(query))
     assert [[r.decode() for r in row] for row in responses["responses"].numpy()] == ranker.rank(examples)
+
+
+def test_a_heat_map_is_scaled_so_the_attended_lines_stand_out() -> None:
+    """Thirty memories of a few hundredths each were drawn almost white on a 0-1 scale."""
+    import io
+
+    import matplotlib.image
+    import numpy as np
+
+    from models.examples import TurnExample
+    from models.serving.explain import TurnAttention, heat_map_png
+
+    memory = tuple(f"line {i}" for i in range(30))
+    attention = np.full((1, 30), 0.5 / 29)
+    attention[0, 7] = 0.5  # the line the hop attends to
+    example = TurnExample(dialog_id="babi-1/dev/0", task="1", split="dev", turn=0, memory=memory,
+                          memory_speaker=("user",) * 30, query="hi", answer="hello")
+    pixels = matplotlib.image.imread(io.BytesIO(heat_map_png(TurnAttention(example, "hello", attention))))
+    height, width = pixels.shape[:2]
+    inside = pixels[height // 5: 4 * height // 5, width // 2: 4 * width // 5, :3]  # the map, no text, no colour bar
+    assert inside.min(axis=-1).min() < 0.2  # the attended line is deep blue (0.42 at best on a 0-1 scale)
