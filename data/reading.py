@@ -108,7 +108,7 @@ def _too_long(path: str | os.PathLike[str], line: int, limit: int) -> FormatErro
     return FormatError(path, line, f"a line longer than {limit:,} bytes (damaged, or not a text file of the layout)")
 
 
-def _available_memory() -> int | None:
+def available_memory() -> int | None:
     """Bytes of memory available to a new allocation (Linux's MemAvailable), None where unknown."""
     with contextlib.suppress(OSError, ValueError, StopIteration), open("/proc/meminfo") as meminfo:
         return int(next(line for line in meminfo if line.startswith("MemAvailable:")).split()[1]) * 1024
@@ -127,7 +127,7 @@ def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line:
     line, carried = 1, 0  # the current line's number and the bytes of it read so far
     try:
         with open_regular(path, fs) as handle:
-            size, available = (os.fstat(handle.fileno()).st_size if not is_url(path) else 0), _available_memory()
+            size, available = (os.fstat(handle.fileno()).st_size if not is_url(path) else 0), available_memory()
             if available is not None and size > available:
                 raise FormatError(path, None, f"is {size / 1e9:,.1f} GB, more than the {available / 1e9:,.1f} GB of "
                                               "memory available to read it")

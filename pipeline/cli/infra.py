@@ -18,6 +18,8 @@ from typing import Any
 
 import click
 
+from data.reading import available_memory
+
 # TFX's progress lines, kept when the frameworks' other logs are hidden.
 PROGRESS = re.compile(r"^Component \S+ is (running|finished)\.$")
 
@@ -135,14 +137,6 @@ def writing(out: Path) -> Iterator[None]:
 LARGE_CORPUS_GB = 5
 
 
-def _available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux's MemAvailable), None where unknown."""
-    with contextlib.suppress(OSError, ValueError, StopIteration):
-        with open("/proc/meminfo") as meminfo:
-            return int(next(line for line in meminfo if line.startswith("MemAvailable:")).split()[1]) * 1024
-    return None
-
-
 def check_room(out: Path, size: int, yes: bool, memory: int | None = None, fewer: str = "--dialogs or --tasks"
                 ) -> None:
     """Refuse a corpus of about ``size`` bytes that the disk under ``out`` cannot hold, or a large one not asked
@@ -159,7 +153,7 @@ def check_room(out: Path, size: int, yes: bool, memory: int | None = None, fewer
     if gigabytes > LARGE_CORPUS_GB and not yes:
         raise click.ClickException(f"the corpus would take about {gigabytes:,.1f} GB (more than {LARGE_CORPUS_GB} GB); "
                                    "pass --yes to write it")
-    available = _available_memory()
+    available = available_memory()
     if memory is not None and available is not None and memory > available and not yes:
         raise click.ClickException(f"the corpus ({gigabytes:,.1f} GB) would need about {memory / 1e9:,.1f} GB of "
                                    f"memory to generate and {available / 1e9:,.1f} GB is available; ask for fewer "

@@ -50,7 +50,7 @@ def test_only_regular_files_are_read_and_the_refusal_names_the_path_and_what_it_
 
 def test_a_sparse_file_of_zeros_is_refused_at_its_first_line_without_reading_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reading, "_available_memory", lambda: None)  # the bound below is the line's, not memory's
+    monkeypatch.setattr(reading, "available_memory", lambda: None)  # the bound below is the line's, not memory's
     path = tmp_path / "dialog-babi-task1-API-calls-trn.txt"
     with open(path, "wb") as handle:
         handle.truncate(64 * 2**30)  # 64 GiB of NUL bytes that take no disk
@@ -64,7 +64,7 @@ def test_a_sparse_file_of_zeros_is_refused_at_its_first_line_without_reading_it(
 def test_a_sparse_file_with_short_lines_is_refused_at_its_first_nul(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A newline every MiB kept each line under the bound, and validate read 50 GB of holes into memory."""
-    monkeypatch.setattr(reading, "_available_memory", lambda: None)
+    monkeypatch.setattr(reading, "available_memory", lambda: None)
     path = tmp_path / "dialog-babi-kb-all.txt"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT)
     for k in range(4096):  # 4 GiB, a newline at the end of each MiB
@@ -78,7 +78,7 @@ def test_a_sparse_file_with_short_lines_is_refused_at_its_first_nul(tmp_path: Pa
 
 def test_a_file_larger_than_the_memory_available_is_refused_unread(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reading, "_available_memory", lambda: 10**6)
+    monkeypatch.setattr(reading, "available_memory", lambda: 10**6)
     path = tmp_path / "dialog-babi-task1-API-calls-trn.txt"
     path.write_text("1 hello\thi\n" * 100_000)  # 1.2 MB
     with pytest.raises(FormatError, match=rf"{path}: is 0.0 GB, more than the 0.0 GB of memory available"):
