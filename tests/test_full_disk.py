@@ -1,5 +1,6 @@
-"""A real full disk, not a patched one: a small tmpfs mounted in a user namespace (``unshare``), where the platform
-allows it; skipped where it does not (a container without user namespaces)."""
+"""A real full disk and a real read-only mount, not patched ones: a small tmpfs or a read-only bind mount in a user
+namespace (``unshare``), where the platform allows it; skipped where it does not (a container without user
+namespaces)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from data.babi.generation import GenerationPlan, generate
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 # The size check of generate is patched away (its refusal is tested in test_cli): here the writes themselves fail.
@@ -57,3 +60,25 @@ def test_regenerating_onto_a_full_disk_keeps_the_old_corpus_whole(tmp_path: Path
     assert (results / "after").read_text() == (results / "before").read_text()
     assert (results / "listing").read_text().split() == sorted(line.split()[1] for line in
                                                                 (results / "before").read_text().splitlines())
+
+
+def test_a_corpus_on_a_read_only_mount_is_read_under_its_lock(tmp_path: Path) -> None:
+    """The readers' shared lock needs only a descriptor open for reading: validate, stats and show work on a corpus
+    mounted read-only (a bind mount in a user namespace)."""
+    if not _can_mount_tmpfs(tmp_path):
+        pytest.skip("no user namespace to mount in")
+    corpus, mount = tmp_path / "corpus", tmp_path / "mount"
+    generate(GenerationPlan(seed=0, dialogs_per_split=2, tasks=(1,)), corpus, runner="local")
+    mount.mkdir()
+    command = [sys.executable, "-c", GENERATE]
+    script = "\n".join([
+        "set -e",
+        f"mount --bind {corpus} {mount} && mount -o remount,bind,ro {mount}",
+        f"! touch {mount}/written 2> /dev/null",  # read-only indeed
+        *(f"{shlex.join([*command, *arguments])}" for arguments in (
+            ["validate", str(mount)], ["stats", str(mount)], ["show", str(mount), "--task", "1"])),
+    ])
+    ran = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, check=False,
+                         cwd=REPOSITORY, env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.startswith("OK: ") and "Table 1" in ran.stdout and "task 1 trn dialog 0" in ran.stdout
