@@ -384,6 +384,17 @@ def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: in
     return records(files, batch_size).map(prepare).prefetch(2)
 
 
+def steps_per_execution(files: Sequence[str], config: StreamedConfig) -> int:
+    """``config.steps_per_execution``, or fewer when the training stream holds fewer batches: a stream shorter than
+    one execution counted an epoch of 0 steps, and Keras' progress line then failed (``math domain error``) on a
+    corpus smaller than a batch. Counts at most that many batches (of records, unparsed)."""
+    wanted = config.steps_per_execution
+    names = tf.data.Dataset.from_tensor_slices(list(files))
+    stream = names.interleave(lambda f: tf.data.TFRecordDataset(f, compression_type="GZIP"), cycle_length=len(files))
+    batches = int(stream.batch(config.batch_size).take(wanted).reduce(0, lambda count, _: count + 1))
+    return max(1, min(wanted, batches))
+
+
 def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], candidates: MovieCandidates,
                    train_files: Sequence[str], eval_files: Sequence[str], config: StreamedConfig,
                    out: str | None = None, verbose: int = 0, log_dir: str | None = None,
@@ -414,7 +425,8 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
         adam = RowAdam if config.row_updates else keras.optimizers.Adam
         model.compile(optimizer=adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                       loss=in_batch_softmax,
-                      steps_per_execution=config.steps_per_execution if strategy.num_replicas_in_sync == 1 else 1)
+                      steps_per_execution=(steps_per_execution(train_files, config)
+                                           if strategy.num_replicas_in_sync == 1 else 1))
     best = HitsOnDev(evaluation_data(parts, eval_files), config.patience, config.top_k)
     callbacks: list[keras.callbacks.Callback] = [best]
     if log_dir:

@@ -80,3 +80,31 @@ def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) ->
     text = page.read_text()
     assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
     assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()
+
+
+def test_a_training_split_smaller_than_a_batch_trains_through_the_cli(tmp_path) -> None:
+    """`dialog generate movies --scale tiny` then `dialog pipeline --quick`, stderr to a file as a log is: the epoch
+    had 0 steps (the stream shorter than one execution of 8 steps) and Keras' epoch line failed with `math domain
+    error`. Run as a user runs it: the CLI, no --quiet."""
+    import subprocess
+    import sys
+
+    corpus, root, log = tmp_path / "movies", tmp_path / "root", tmp_path / "stderr.log"
+    generate(MoviePlan(seed=0, scale="tiny"), corpus, runner="local")
+    with open(log, "w") as stderr:
+        ran = subprocess.run([sys.executable, "-m", "pipeline.cli", "pipeline", "--quick", "--data", str(corpus),
+                              "--root", str(root)], stdout=subprocess.PIPE, stderr=stderr, text=True, check=False)
+    assert ran.returncode == 0, log.read_text()[-3000:]
+    summary = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert summary["model"] == "memn2n" and summary["pushed_model"], summary
+
+
+def test_steps_per_execution_never_exceed_the_batches_of_the_stream(tmp_path) -> None:
+    from models.movie.records import write_tfrecords
+    from models.movie.streamed import steps_per_execution
+
+    path = str(tmp_path / "train.gz")
+    write_tfrecords(path, [b"x"] * 5)
+    config = StreamedConfig(batch_size=2, steps_per_execution=8)
+    assert steps_per_execution([path], config) == 3  # 2 + 2 + 1
+    assert steps_per_execution([path], StreamedConfig(batch_size=1, steps_per_execution=4)) == 4
