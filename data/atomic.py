@@ -345,9 +345,8 @@ def staged_files(out: str | os.PathLike[str]) -> Iterator[str]:
         yield staging
         moves = [(os.path.join(directory, name), os.path.relpath(os.path.join(directory, name), staging))
                  for directory, _, names in os.walk(staging) for name in sorted(names)]
-        for _, relative in moves:  # every folder checked before any file moves: all or nothing
-            folder = os.path.dirname(relative)
-            real_directory(out, *(folder.split(os.sep) if folder else ()))
+        for folder in sorted({os.path.dirname(relative) for _, relative in moves} - {""}):
+            real_directory(out, *folder.split(os.sep))  # every folder checked before any file moves: all or nothing
         for source, relative in moves:
             target = os.path.join(out, relative)
             _record_replacement(source, target)

@@ -7,9 +7,9 @@ without blocking, checked with ``fstat`` on the descriptor it opened (a symbolic
 what the reader would get) and refused, in one line naming the path and what it is, unless it is a regular file.
 Object stores (``gs://``, ``s3://``) hold only regular objects, so a URL is opened as given.
 
-A line is at most :data:`MAX_LINE_BYTES` long: the longest line of any corpus the project reads is a few kilobytes
-(a Movie Dialog answer listing a few dozen entities), so a longer one is a damaged or foreign file (a sparse file of
-zeros, a binary), named with its line, not a reason to hold gigabytes in memory.
+A line is at most :data:`MAX_LINE_BYTES` long, far past the longest line of any corpus the project reads
+(docs/design.md has the measured ones), so a longer one is a damaged or foreign file (a sparse file of zeros, a
+binary), named with its line, not a reason to hold gigabytes in memory.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import stat
 from collections.abc import Iterator
 from typing import IO, Protocol
 
-# 1 MiB: hundreds of times the longest line of the public corpora and of the generated ones.
-MAX_LINE_BYTES = 1 << 20
+MAX_LINE_BYTES = 1 << 20  # a bound for damage, not for data: no corpus line comes near it (docs/design.md)
 _CHUNK = 1 << 20
 
 
@@ -115,8 +114,7 @@ def available_memory() -> int | None:
     return None
 
 
-def _nul(path: str | os.PathLike[str], line: int, chunk: bytes, at: int) -> FormatError:
-    return FormatError(path, line + chunk.count(b"\n", 0, at), "a NUL byte (0x00) inside the text")
+NUL = "a NUL byte (0x00) inside the text"
 
 
 def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line: int = MAX_LINE_BYTES) -> bytes:
@@ -133,7 +131,7 @@ def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line:
                                               "memory available to read it")
             while chunk := handle.read(_CHUNK):
                 if (nul := chunk.find(b"\0")) >= 0:
-                    raise _nul(path, line, chunk, nul)
+                    raise FormatError(path, line + chunk.count(b"\n", 0, nul), NUL)
                 pieces = chunk.split(b"\n")
                 if carried + len(pieces[0]) > max_line or max(map(len, pieces[1:-1]), default=0) > max_line:
                     longest = next(i for i, piece in enumerate(pieces)
@@ -160,7 +158,7 @@ def bounded_lines(handle: IO[str], path: str | os.PathLike[str], max_line: int =
         if len(line) > max_line and not (len(line) == max_line + 1 and line.endswith("\n")):
             raise _too_long(path, number, max_line)
         if "\0" in line:
-            raise FormatError(path, number, "a NUL byte (0x00) inside the text")
+            raise FormatError(path, number, NUL)
         yield line
 
 

@@ -123,14 +123,18 @@ def record_spec() -> dict[str, Any]:
             "task": tf.io.FixedLenFeature([], tf.string, default_value="")}
 
 
-def records(files: Sequence[str], batch_size: int, shuffle: int = 0, seed: int = 0) -> tf.data.Dataset:
-    """Parsed batches of the TFRecord files (gzip, as TFX writes them), shuffled through a buffer when
-    ``shuffle``."""
+def _serialized(files: Sequence[str]) -> tf.data.Dataset:
+    """The records of the TFRecord files (gzip, as TFX writes them), unparsed, the files interleaved."""
     if not files:
         raise FileNotFoundError("no TFRecord files to read")
     names = tf.data.Dataset.from_tensor_slices(list(files))
-    dataset = names.interleave(lambda f: tf.data.TFRecordDataset(f, compression_type="GZIP"),
-                               cycle_length=len(files))
+    return names.interleave(lambda f: tf.data.TFRecordDataset(f, compression_type="GZIP"), cycle_length=len(files))
+
+
+def records(files: Sequence[str], batch_size: int, shuffle: int = 0, seed: int = 0) -> tf.data.Dataset:
+    """Parsed batches of the TFRecord files (gzip, as TFX writes them), shuffled through a buffer when
+    ``shuffle``."""
+    dataset = _serialized(files)
     if shuffle:
         dataset = dataset.shuffle(shuffle, seed=seed, reshuffle_each_iteration=True)
     return dataset.batch(batch_size).map(lambda r: tf.io.parse_example(r, record_spec()),
@@ -389,9 +393,7 @@ def steps_per_execution(files: Sequence[str], config: StreamedConfig) -> int:
     one execution counted an epoch of 0 steps, and Keras' progress line then failed (``math domain error``) on a
     corpus smaller than a batch. Counts at most that many batches (of records, unparsed)."""
     wanted = config.steps_per_execution
-    names = tf.data.Dataset.from_tensor_slices(list(files))
-    stream = names.interleave(lambda f: tf.data.TFRecordDataset(f, compression_type="GZIP"), cycle_length=len(files))
-    batches = int(stream.batch(config.batch_size).take(wanted).reduce(0, lambda count, _: count + 1))
+    batches = int(_serialized(files).batch(config.batch_size).take(wanted).reduce(0, lambda count, _: count + 1))
     return max(1, min(wanted, batches))
 
 
