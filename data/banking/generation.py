@@ -181,8 +181,8 @@ def _dialog(plan: BankingPlan, file: str, scenario: Scenario, index: int, number
                     "multiple": scenario.multiple, "challenge_turns": challenge_turns}
 
 
-# The generator holds the whole corpus in memory before writing it: a corpus of 91 MB (5,000 / 1,000 / 2,000
-# dialogs per intent) peaked at 539 MB resident, so about six bytes of memory for each byte written.
+# The generator holds the whole corpus in memory before writing it: the resident memory per byte written, measured
+# (docs/design.md), so that the command can refuse a corpus the machine cannot hold before it starts.
 MEMORY_PER_BYTE = 6
 
 

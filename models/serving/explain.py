@@ -88,8 +88,8 @@ def heat_map_png(turn: TurnAttention) -> bytes:
     memory = turn.example.memory
     height = max(2.0, 0.28 * len(memory) + 1.5)
     figure, axes = plt.subplots(figsize=(8, height))
-    # Scaled to the turn's largest weight, not to 1: over thirty memories a hop's weights are a few hundredths
-    # each, and on a 0-1 scale the lines it attends to were as white as the rest. The colour bar gives the scale.
+    # Scaled to the turn's largest weight, not to 1: over many memories a hop's weights are all small, and on a 0-1
+    # scale the lines it attends to were as white as the rest. The colour bar gives the scale.
     largest = float(turn.attention.max()) if memory and turn.attention.size else 0.0
     image = axes.imshow(turn.attention.T if memory else np.zeros((1, turn.attention.shape[0])), aspect="auto",
                         cmap="Blues", vmin=0.0, vmax=largest if largest > 0 else 1.0)

@@ -18,7 +18,7 @@ def main(verbose: bool, quiet: bool) -> None:
     from data.progress import set_quiet
 
     set_quiet(quiet)
-    # Google client libraries warn on import that Python 3.11 support ends in 2027: noise for every command.
+    # Google client libraries warn on import that support for this Python will end: noise for every command.
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"google\.")
     if not verbose:
         quiet_frameworks()

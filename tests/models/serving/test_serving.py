@@ -344,4 +344,4 @@ def test_a_heat_map_is_scaled_so_the_attended_lines_stand_out() -> None:
     pixels = matplotlib.image.imread(io.BytesIO(heat_map_png(TurnAttention(example, "hello", attention))))
     height, width = pixels.shape[:2]
     inside = pixels[height // 5: 4 * height // 5, width // 2: 4 * width // 5, :3]  # the map, no text, no colour bar
-    assert inside.min(axis=-1).min() < 0.2  # the attended line is deep blue (0.42 at best on a 0-1 scale)
+    assert inside.min(axis=-1).min() < 0.2  # the attended line is deep blue (only mid-blue on a 0-1 scale)
