@@ -132,13 +132,16 @@ def read_bytes(path: str | os.PathLike[str], fs: Opener | None = None, max_line:
             while chunk := handle.read(_CHUNK):
                 if (nul := chunk.find(b"\0")) >= 0:
                     raise FormatError(path, line + chunk.count(b"\n", 0, nul), NUL)
-                pieces = chunk.split(b"\n")
-                if carried + len(pieces[0]) > max_line or max(map(len, pieces[1:-1]), default=0) > max_line:
-                    longest = next(i for i, piece in enumerate(pieces)
-                                   if (carried if i == 0 else 0) + len(piece) > max_line)
-                    raise _too_long(path, line + longest, max_line)
-                line += len(pieces) - 1
-                carried = len(pieces[-1]) + (carried if len(pieces) == 1 else 0)
+                first, last = chunk.find(b"\n"), chunk.rfind(b"\n")
+                if first >= 0 and carried + first > max_line:
+                    raise _too_long(path, line, max_line)
+                if last - first > max_line + 1:  # room for a long line between them: split only then (C scans else)
+                    inner = chunk[first + 1:last].split(b"\n")
+                    longest = next((i for i, piece in enumerate(inner) if len(piece) > max_line), None)
+                    if longest is not None:
+                        raise _too_long(path, line + 1 + longest, max_line)
+                line += chunk.count(b"\n")
+                carried = len(chunk) - last - 1 + (carried if first < 0 else 0)
                 if carried > max_line:
                     raise _too_long(path, line, max_line)
                 chunks.append(chunk)

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from data import reading
@@ -88,6 +88,9 @@ def test_a_file_larger_than_the_memory_available_is_refused_unread(tmp_path: Pat
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(lines=st.lists(st.integers(0, 12), max_size=12), final_newline=st.booleans(), chunk=st.integers(1, 9),
        limit=st.integers(1, 8))
+@example(lines=[1, 6, 1], final_newline=False, chunk=9, limit=5)  # a long line wholly inside one chunk
+@example(lines=[3, 4, 1], final_newline=True, chunk=2, limit=3)  # a long line carried over chunks
+@example(lines=[1, 2, 7], final_newline=False, chunk=4, limit=6)  # a long last line, no newline after it
 def test_the_line_bound_holds_across_chunks(lines: list[int], final_newline: bool, chunk: int, limit: int) -> None:
     """Lines of the given lengths, read in chunks of ``chunk`` bytes: refused exactly when one is over ``limit``,
     and named by its number; else the bytes come back whole."""
