@@ -42,9 +42,9 @@ def evaluate(root: Path, data: Path, model_name: str, profile: str, extractors: 
     from tfx.components.evaluator.executor import Executor
     from tfx.types import artifact_utils, standard_artifacts
 
-    from pipeline.configs import PROFILES
+    from models import papers
     from pipeline.local_runner import paths
-    from pipeline.pipeline import COMPONENT_NAMES, create_pipeline
+    from pipeline.pipeline import create_pipeline
     from pipeline.summary import raw_slice_metrics
 
     pipeline_root = paths(root)["pipeline_root"]
@@ -52,12 +52,13 @@ def evaluate(root: Path, data: Path, model_name: str, profile: str, extractors: 
     examples.uri = str(newest(pipeline_root / "DialogExampleGen" / "examples"))
     splits = sorted(path.name.removeprefix("Split-") for path in Path(examples.uri).glob("Split-*"))
     examples.split_names = artifact_utils.encode_split_names(splits)
-    name = COMPONENT_NAMES[model_name]
+    paper, _ = papers.of_corpus(data)
+    name = {p.slot: p.component for p in paper.profiles[profile].products()}[model_name]
     model = standard_artifacts.Model()
     model.uri = str(newest(pipeline_root / f"{name}Trainer" / "model"))
     node = {component.id: component for component in create_pipeline(
         pipeline_root=str(pipeline_root), data_root=str(data), serving_model_dir=str(out / "unused"),
-        profile=PROFILES[profile], splits=splits).components}[f"{name}Evaluator"]
+        profile=profile, splits=splits).components}[f"{name}Evaluator"]
     properties = {key: node.exec_properties[key] for key in ("eval_config", "example_splits")}
     if EXTRACTORS[extractors]:
         properties["module_path"] = EXTRACTORS[extractors]
@@ -87,12 +88,14 @@ def main(root: Path, data: Path, profile: str, models: str, extractors: str, chi
         with tempfile.TemporaryDirectory() as work:
             click.echo(json.dumps(evaluate(root.resolve(), data.resolve(), model_name, profile, chain, Path(work))))
         return
-    from pipeline.configs import PROFILES
+    from models import papers
 
-    for model_name in models.split(",") if models else PROFILES[profile].models:
-        if model_name not in PROFILES[profile].models:
-            raise click.BadParameter(f"the {profile} profile has no {model_name} (it has "
-                                     f"{', '.join(PROFILES[profile].models)})", param_hint="--models")
+    paper, _ = papers.of_corpus(data)
+    slots = [product.slot for product in paper.profiles[profile].products()]
+    for model_name in models.split(",") if models else slots:
+        if model_name not in slots:
+            raise click.BadParameter(f"the {profile} profile of {paper.title} has no {model_name} (it has "
+                                     f"{', '.join(slots)})", param_hint="--models")
         results = {}
         for chain in extractors.split(","):
             _, _, out = run([sys.executable, __file__, "--root", str(root.resolve()), "--data", str(data.resolve()),

@@ -1,8 +1,9 @@
 """DialogTrainer: the standard TFX Trainer fitting a registered method (``models.methods``), the code of
 ``dialog train``.
 
-``custom_config`` names the method (``method``) and holds the fields of its config
-(``models.training.train_config``: model, match_type, hops, epochs, ...); the executor adds the Examples URI, from
+``custom_config`` names the method (``method``) and holds the fields of its config (a network's
+``models.training.TrainConfig``: model, match_type, hops, epochs, ...; the state ranker's own), which the method
+builds again (``Registered.make_config``); the executor adds the Examples URI, from
 which ``run_fn`` reads the candidate set and KB facts the ExampleGen stored (``components.trainer_base``, with
 training on several workers and the Vertex AI path).
 """
@@ -22,7 +23,6 @@ from models import methods
 from models.distribute import Worker
 from models.examples import DialogId, TaskData, TurnExample
 from models.tf_examples import read_tf_examples
-from models.training import TrainConfig, train_config
 
 METHOD_KEY = "method"
 
@@ -41,7 +41,7 @@ def run_fn(fn_args: FnArgs) -> None:
             worker: Worker) -> dict[str, Any]:
         resources = read_resources(examples_uri)
         method = methods.get(settings.pop(METHOD_KEY))
-        config = train_config(**settings)
+        config = method.make_config(**settings)  # the method's own config type
         # In dialog order, as the files hold them (Beam shuffles files): the same data trains the same model.
         trn, dev = (sorted(read_tf_examples(files), key=dialog_order) for files in (fn_args.train_files,
                                                                                      fn_args.eval_files))
@@ -62,9 +62,10 @@ def run_fn(fn_args: FnArgs) -> None:
                      trained["dev_per_response_accuracy"])
 
 
-def DialogTrainer(examples: Any, method: str, config: TrainConfig | dict[str, Any], *,  # noqa: N802
+def DialogTrainer(examples: Any, method: str, config: Any, *,  # noqa: N802
                   vertex: RemoteTraining | None = None) -> Trainer:
-    """A Trainer fitting the registered ``method`` with ``config``; with ``vertex``, as a Vertex AI custom job on
+    """A Trainer fitting the registered ``method`` with ``config`` (a dataclass of the method's config type, or
+    its fields); with ``vertex``, as a Vertex AI custom job on
     its worker pool (whose replicas run the same executor, so ``run_fn`` is the same)."""
     settings = {METHOD_KEY: method, **(config if isinstance(config, dict) else asdict(config))}
     return trainer(f"{__name__}.run_fn", examples, settings, vertex)

@@ -6,8 +6,8 @@ trains under ``work_dir`` (its SavedModel, when it exports one), with ``settings
 ranker it returns answers ``rank(examples, k)`` the same way everywhere. The command line (``dialog train``,
 ``dialog benchmark``), the TFX Trainer's ``run_fn`` and the paper tables find methods by name in :data:`REGISTRY`.
 
-Each paper's package registers its own methods when its ``methods`` module is imported (:func:`load`), so this
-core names no paper. No TensorFlow here: a rule-based system is fitted without it.
+Each paper's package registers its own methods when its methods module is imported (:func:`load` imports those
+``models.papers`` names), so this core names no paper. No TensorFlow here: a rule-based system is fitted without it.
 """
 
 from __future__ import annotations
@@ -24,10 +24,6 @@ if TYPE_CHECKING:
 
 Example = TypeVar("Example", contravariant=True)
 Task = TypeVar("Task", contravariant=True)
-
-# Each paper's package, whose ``methods`` module registers that paper's methods (imported by :func:`load`).
-PAPER_PACKAGES = {"babi": "models.babi", "banking": "models.banking", "movie": "models.movie"}
-
 
 class Ranker(Protocol[Example]):
     """A fitted method: for each example, its best answers, best first.
@@ -145,6 +141,16 @@ class Registered:
     title: str
     function: Callable[[Any, Path | str, Settings], Ranker]
     seeded: bool = True
+    # Builds the method's config from its fields (``dataclasses.asdict`` of one, as a TFX Trainer's JSON config
+    # carries it): a network's ``TrainConfig`` by default, the state ranker its own.
+    config: Callable[..., Any] | None = None
+
+    def make_config(self, **fields: Any) -> Any:
+        if self.config is None:
+            from models.training import train_config  # TensorFlow: only a network's config needs it
+
+            return train_config(**fields)
+        return self.config(**fields)
 
     def fit(self, task: Any, work_dir: Path | str, settings: Settings) -> Ranker:
         return self.function(task, work_dir, settings)
@@ -153,27 +159,28 @@ class Registered:
 REGISTRY: dict[str, Registered] = {}
 
 
-def register(name: str, paper: str, title: str, seeded: bool = True) -> Callable[[Callable], Callable]:
+def register(name: str, paper: str, title: str, seeded: bool = True,
+             config: Callable[..., Any] | None = None) -> Callable[[Callable], Callable]:
     """Register ``function(task, work_dir, settings) -> Ranker`` as the method ``name`` of ``paper`` (``seeded``:
-    whether its fit depends on the training seed). Names are unique across papers: a second registration of a name
-    is an error, not a silent replacement."""
+    whether its fit depends on the training seed; ``config``: its config type, when not a network's
+    ``TrainConfig``). Names are unique across papers: a second registration of a name is an error, not a silent
+    replacement."""
     def add(function: Callable[[Any, Path, Settings], Ranker]) -> Callable[[Any, Path, Settings], Ranker]:
         if name in REGISTRY:
             raise ValueError(f"method {name!r} is registered twice ({REGISTRY[name].paper}, {paper})")
-        REGISTRY[name] = Registered(name, paper, title, function, seeded)
+        REGISTRY[name] = Registered(name, paper, title, function, seeded, config)
         return function
 
     return add
 
 
 def load(paper: str | None = None) -> dict[str, Registered]:
-    """The methods of ``paper`` (default: of every paper) registered, by importing their ``methods`` modules; the
-    registry."""
-    if paper is not None and paper not in PAPER_PACKAGES:
-        raise ValueError(f"unknown paper {paper!r}; choose from {list(PAPER_PACKAGES)}")
-    for name, package in PAPER_PACKAGES.items():
-        if paper is None or name == paper:
-            importlib.import_module(f"{package}.methods")
+    """The methods of ``paper`` (default: of every paper, ``models.papers``) registered, by importing their
+    modules; the registry."""
+    from models import papers
+
+    for found in ([papers.get(paper)] if paper is not None else papers.papers().values()):
+        importlib.import_module(found.methods_module)
     return REGISTRY
 
 

@@ -11,8 +11,8 @@ accelerators, in the project and region of the ``--beam_arg``s (``--project=``, 
 them train as one (``models.distribute``).
 
 The corpus directory is the run-time parameter ``data_root`` (set it when submitting the job), so the same JSON
-runs on any corpus in the dialog-bAbI layout; with ``--movie``, the Movie Dialog pipeline, on any corpus in that
-layout (its ``--profile`` is one of the Movie Dialog profiles). The container image is this repository installed with
+runs on any corpus of the paper ``--paper`` names (``babi`` by default; ``banking``, ``movie``: the Movie Dialog
+pipeline), with that paper's ``--profile``. The container image is this repository installed with
 ``pip install -c constraints.txt .``; the Beam stages (ExampleGen, StatisticsGen, Evaluator, ...) run wherever
 ``--beam_arg`` points them: Dataflow as above, or a Flink / Spark job server with ``--runner=PortableRunner
 --job_endpoint=HOST:8099 --environment_type=DOCKER``.
@@ -33,16 +33,9 @@ from tfx.orchestration.kubeflow.v2 import kubeflow_v2_dag_runner  # noqa: E402
 
 from components.vertex_training import VertexTraining, parse_accelerator  # noqa: E402
 from data.layout import parse_tasks  # noqa: E402
-from pipeline.configs import (  # noqa: E402
-    CURATED_SCHEMA,
-    IMAGE_SETUP_FILE,
-    MOVIE_PROFILES,
-    MOVIE_SCHEMA,
-    PIPELINE_NAME,
-    PROFILES,
-    with_code_shipped,
-)
-from pipeline.pipeline import create_movie_pipeline, create_pipeline  # noqa: E402
+from models import papers  # noqa: E402
+from pipeline.configs import IMAGE_SETUP_FILE, PIPELINE_NAME, with_code_shipped  # noqa: E402
+from pipeline.pipeline import create_pipeline  # noqa: E402
 
 OUTPUT_FILE = "dialog_pipeline.json"
 DEFAULT_MACHINE_TYPE = "n1-standard-4"  # an N1 machine: the one family every Vertex AI GPU attaches to
@@ -73,20 +66,15 @@ def compile_pipeline(output_dir: str, image: str, pipeline_root: str, serving_mo
                      default_data_root: str = "gs://BUCKET/corpora/restaurant", profile: str = "full",
                      tasks: Sequence[int] = (), beam_args: Sequence[str] = (),
                      schema_file: str | None = None, vertex: VertexTraining | None = None,
-                     movie: bool = False) -> Path:
-    """Write ``output_dir/dialog_pipeline.json`` and return its path; with ``vertex`` (:func:`vertex_training`)
-    the Trainers run as Vertex AI jobs on its worker pool; ``movie``: the Movie Dialog pipeline."""
+                     paper: str = "babi") -> Path:
+    """Write ``output_dir/dialog_pipeline.json`` and return its path: the pipeline of ``paper`` (``models.papers``;
+    the corpus is known only at run time); with ``vertex`` (:func:`vertex_training`) the Trainers run as Vertex AI
+    jobs on its worker pool."""
     data_root = data_types.RuntimeParameter(name="data_root", ptype=str, default=default_data_root)
     beam_args = with_code_shipped(beam_args, IMAGE_SETUP_FILE)  # the project's code to Dataflow/Flink/Spark workers
-    if movie:
-        dag = create_movie_pipeline(pipeline_root=pipeline_root, data_root=data_root,
-                                    serving_model_dir=serving_model_dir, profile=MOVIE_PROFILES[profile],
-                                    beam_pipeline_args=beam_args, schema_file=schema_file or str(MOVIE_SCHEMA),
-                                    vertex=vertex)
-    else:
-        dag = create_pipeline(pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir,
-                              profile=PROFILES[profile], tasks=tasks, beam_pipeline_args=beam_args,
-                              schema_file=schema_file or str(CURATED_SCHEMA), vertex=vertex)
+    dag = create_pipeline(pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir,
+                          profile=profile, tasks=tasks, paper=paper, beam_pipeline_args=beam_args,
+                          schema_file=schema_file, vertex=vertex)
     runner = kubeflow_v2_dag_runner.KubeflowV2DagRunner(
         config=kubeflow_v2_dag_runner.KubeflowV2DagRunnerConfig(default_image=image),
         output_dir=output_dir, output_filename=OUTPUT_FILE)
@@ -100,13 +88,14 @@ flags.DEFINE_string("image", "gcr.io/PROJECT/dialog:latest", "Container image wi
 flags.DEFINE_string("pipeline_root", "gs://BUCKET/dialog", "Artifact root of the runs.")
 flags.DEFINE_string("serving_model_dir", "gs://BUCKET/serving", "Where blessed models are pushed.")
 flags.DEFINE_string("data_root", "gs://BUCKET/corpora/restaurant", "Default of the data_root run-time parameter.")
-flags.DEFINE_enum("profile", "full", list(PROFILES), "Training profile.")
+flags.DEFINE_enum("profile", "full", ["quick", "full"], "Training profile (each paper has both).")
 flags.DEFINE_list("tasks", [], "Tasks sharing one candidate set (default: all of the corpus).")
 flags.DEFINE_multi_string("beam_arg", [], "A Beam pipeline option (repeatable).")
 flags.DEFINE_string("schema_file", None,
                     "The curated schema as the container sees it (default: the repository's "
-                    "pipeline/schema/schema.pbtxt, or movie_schema.pbtxt with --movie).")
-flags.DEFINE_bool("movie", False, "Compile the Movie Dialog pipeline (data_root: a corpus in the Movie Dialog layout).")
+                    "pipeline/schema/schema.pbtxt, or movie_schema.pbtxt for Movie Dialog).")
+flags.DEFINE_string("paper", "babi", "The paper whose pipeline is compiled (models.papers: babi, banking, movie, or "
+                    "one DIALOG_PAPERS names); data_root is then a corpus of that paper.")
 flags.DEFINE_integer("workers", 1, "Workers training each model together (>1: the Trainers run as Vertex AI jobs).",
                      lower_bound=1)
 flags.DEFINE_string("accelerator", None, "Accelerators of each training worker, TYPE:COUNT (e.g. NVIDIA_TESLA_T4:1; "
@@ -119,7 +108,7 @@ def main(argv: Sequence[str]) -> None:
     vertex = vertex_training(FLAGS.image, FLAGS.beam_arg, FLAGS.workers, FLAGS.accelerator, FLAGS.machine_type)
     path = compile_pipeline(FLAGS.output_dir, FLAGS.image, FLAGS.pipeline_root, FLAGS.serving_model_dir,
                             FLAGS.data_root, FLAGS.profile, parse_tasks(",".join(FLAGS.tasks)), FLAGS.beam_arg,
-                            FLAGS.schema_file, vertex, FLAGS.movie)
+                            FLAGS.schema_file, vertex, papers.get(FLAGS.paper).name)
     print(f"wrote {path} (pipeline {PIPELINE_NAME})")
 
 

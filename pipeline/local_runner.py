@@ -22,14 +22,12 @@ from tfx.orchestration import metadata  # noqa: E402
 from tfx.orchestration.local.local_dag_runner import LocalDagRunner  # noqa: E402
 
 from data.layout import parse_tasks  # noqa: E402
+from models.papers import Profile  # noqa: E402
 from pipeline.configs import (  # noqa: E402
     DEFAULT_DATA,
     DEFAULT_ROOT,
     LOCAL_SETUP_FILE,
     PIPELINE_NAME,
-    PROFILES,
-    MovieProfile,
-    Profile,
     with_code_shipped,
 )
 from pipeline.metadata_check import check_metadata  # noqa: E402
@@ -44,15 +42,18 @@ def paths(root: Path) -> dict[str, Path]:
             "serving_model_dir": root / "serving_model"}
 
 
-def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Profile | MovieProfile = "quick",
-        tasks: Sequence[int] = (), beam_args: Sequence[str] = DEFAULT_BEAM_ARGS) -> dict[str, Path]:
+def run(root: Path = DEFAULT_ROOT, data: Path = DEFAULT_DATA, profile: str | Profile = "quick",
+        tasks: Sequence[int] = (), beam_args: Sequence[str] = DEFAULT_BEAM_ARGS,
+        paper: str | None = None) -> dict[str, Path]:
+    """Run the pipeline of ``data``'s paper (``paper``, or looked up from the corpus) with ``profile`` (one of the
+    paper's by name, or a profile); where the run's artifacts, metadata and pushed models are."""
     located = paths(Path(root).resolve())
     check_metadata(located["metadata"])  # a damaged store: one line naming it, before TFX opens it to write
     located["metadata"].parent.mkdir(parents=True, exist_ok=True)
     LocalDagRunner().run(create_pipeline(
         pipeline_root=str(located["pipeline_root"]), data_root=str(Path(data).resolve()),
         serving_model_dir=str(located["serving_model_dir"]),
-        profile=PROFILES[profile] if isinstance(profile, str) else profile, tasks=tasks,
+        profile=profile, tasks=tasks, paper=paper,
         metadata_connection_config=metadata.sqlite_metadata_connection_config(str(located["metadata"])),
         beam_pipeline_args=with_code_shipped(beam_args, LOCAL_SETUP_FILE if LOCAL_SETUP_FILE.is_file() else None)))
     return located

@@ -1,9 +1,10 @@
 """The `dialog` TFX pipeline: one definition for every orchestrator (local, Kubeflow Pipelines / Vertex AI).
 
 DialogExampleGen -> StatisticsGen -> SchemaGen (inferred, for reference) and ImportSchemaGen (the curated schema)
--> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per model of the profile (the template ranker,
-MemN2N with match type, supervised embeddings): Trainer -> Evaluator (TFMA slices, thresholds against the last
-blessed model of its kind) -> AtomicPusher.
+-> ExampleValidator -> DialogDataGate (stops the run on bad data) -> per product of the corpus' paper
+(``models.papers``; bAbI: the template ranker, MemN2N with match type, supervised embeddings; banking: the state
+ranker and SMN): Trainer -> Evaluator (TFMA slices, thresholds against the last blessed model of its kind) ->
+AtomicPusher. A Movie Dialog corpus has its own ExampleGen and Trainer (:func:`create_movie_pipeline`).
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate
 from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
 from components.dialog_trainer import DialogTrainer
-from data.movie.reader import is_movie_corpus
-from models.babi.methods import MODEL_METHODS
-from models.banking.methods import MODEL_METHODS as BANKING_METHODS
+from models import papers
 from models.movie.records import ANSWER_INDICES
+from models.papers import Profile
 from models.tf_examples import LABEL_KEY
-from pipeline.configs import CURATED_SCHEMA, MOVIE_PROFILES, MOVIE_SCHEMA, PIPELINE_NAME, MovieProfile, Profile
+from pipeline.configs import CURATED_SCHEMA, MOVIE_SCHEMA, PIPELINE_NAME
 
 if TYPE_CHECKING:  # the Vertex AI client takes seconds to import: only a Vertex compile needs it
     from components.vertex_training import VertexTraining
@@ -38,7 +38,6 @@ EXTRACTORS_MODULE = "components.dialog_extractors"  # TFMA's default extractors,
 SLICE_FEATURES: tuple[tuple[str, ...], ...] = (
     (), ("task",), ("split",), ("challenge",), ("task", "split"), ("task", "challenge"), ("split", "challenge"))
 CHALLENGE = "challenge"
-COMPONENT_NAMES = {"template": "Template", "memn2n": "MemN2N", "embeddings": "Embeddings"}
 
 
 # The slice that blesses a model: the dev dialogs (TFX split "eval"), never a test set, which is only reported.
@@ -124,15 +123,15 @@ def evaluated_and_pushed(name: str, trainer: Any, examples: Any, splits: Sequenc
     return [baseline, evaluator, pusher]
 
 
-def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_dir: str, profile: MovieProfile,
+def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_dir: str, profile: Profile,
                           metadata_connection_config: Any = None, beam_pipeline_args: Sequence[str] = (),
                           enable_cache: bool = True, schema_file: str = str(MOVIE_SCHEMA),
                           pipeline_name: str = PIPELINE_NAME,
                           vertex: VertexTraining | None = None) -> tfx_pipeline.Pipeline:
     """The Movie Dialog pipeline: MovieExampleGen -> statistics, schemas, validation -> DialogDataGate -> a
-    MovieTrainer for the joint MemN2N and (when the profile names them) the joint supervised embeddings (with
-    ``vertex``, Vertex AI jobs on its worker pool) -> Evaluators (hits@k per task, blessed on dev) ->
-    AtomicPushers (``<serving>/memn2n``, ``<serving>/embeddings``)."""
+    MovieTrainer per product of the profile (the joint MemN2N and, in the full profile, the joint supervised
+    embeddings; with ``vertex``, Vertex AI jobs on its worker pool) -> Evaluators (hits@k per task, blessed on dev)
+    -> AtomicPushers (``<serving>/memn2n``, ``<serving>/embeddings``)."""
     # Imported here: a dialog-bAbI run that loaded the movie model's modules printed TensorFlow's "Exception ignored
     # in AtomicFunction.__del__" eighteen times as the interpreter shut down.
     from components.movie_example_gen import MovieExampleGen
@@ -144,14 +143,14 @@ def create_movie_pipeline(*, pipeline_root: str, data_root: Any, serving_model_d
     checks = data_checks(example_gen, schema_file, tfdv.StatsOptions(use_sketch_based_topk_uniques=True),
                          candidate_check_splits="eval,test")
     components: list[Any] = [example_gen, *checks]
-    for model in profile.models:
-        name = COMPONENT_NAMES[model]
-        trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=getattr(profile, model),
-                               vertex=vertex).with_id(f"{name}Trainer")
+    for product in profile.products():
+        trainer = MovieTrainer(examples=example_gen.outputs["examples"], config=product.config,
+                               vertex=vertex).with_id(f"{product.component}Trainer")
         trainer.add_upstream_node(checks[-1])
         components += [trainer, *evaluated_and_pushed(
-            name, trainer, example_gen.outputs["examples"], ["eval", "test"],
-            movie_eval_config(profile.min_accuracy, profile.max_drop), f"{serving_model_dir.rstrip('/')}/{model}")]
+            product.component, trainer, example_gen.outputs["examples"], product.splits,
+            movie_eval_config(product.min_accuracy, profile.max_drop),
+            f"{serving_model_dir.rstrip('/')}/{product.slot}")]
     return tfx_pipeline.Pipeline(
         pipeline_name=pipeline_name, pipeline_root=pipeline_root, components=components,
         enable_cache=enable_cache, metadata_connection_config=metadata_connection_config,
@@ -163,51 +162,60 @@ def create_pipeline(
     pipeline_root: str,
     data_root: Any,
     serving_model_dir: str,
-    profile: Profile | MovieProfile,
+    profile: str | Profile,
     tasks: Sequence[int] = (),
+    paper: str | None = None,
     metadata_connection_config: Any = None,
     beam_pipeline_args: Sequence[str] = (),
     enable_cache: bool = True,
-    schema_file: str = str(CURATED_SCHEMA),
+    schema_file: str | None = None,
     pipeline_name: str = PIPELINE_NAME,
     splits: Sequence[str] | None = None,
     vertex: VertexTraining | None = None,
 ) -> tfx_pipeline.Pipeline:
-    """``data_root`` is a corpus directory in the dialog-bAbI layout (a path or a RuntimeParameter); ``splits``
-    are the TFX splits to read. By default a path is looked at: a corpus without test files (the public task 6)
-    gets no ``test`` split, and its Evaluators report on ``eval`` (the dev dialogs) alone; a RuntimeParameter's
-    corpus has all three. One task alone trains with its own presets (:meth:`Profile.for_tasks`). A banking corpus
-    (a path with a labels sidecar) trains the banking paper's methods (``models.banking.methods.MODEL_METHODS``)
-    in the profile's places, and is sliced by challenge as Table 8 is."""
-    if isinstance(data_root, str) and is_movie_corpus(data_root):
+    """The pipeline of a corpus' paper (``models.papers``): ``paper`` names it, or it is looked up from
+    ``data_root`` (a local path; a RuntimeParameter, whose corpus is known only at run time, needs ``paper``).
+    ``profile`` is one of the paper's profiles by name, or a profile itself; the paper's products for ``tasks``
+    are trained, evaluated and pushed (``<serving>/<slot>``), each against its own blessing floor.
+
+    For a paper of dialog-bAbI files, ``splits`` are the TFX splits to read. By default a path is looked at: a
+    corpus without test files (the public task 6) gets no ``test`` split, and its Evaluators report on ``eval``
+    (the dev dialogs) alone; a RuntimeParameter's corpus has all three. A corpus with a labels sidecar (banking's
+    challenge sets) is sliced by challenge, as Table 8 is."""
+    if paper is not None:
+        found = papers.get(paper)
+    elif isinstance(data_root, str):
+        found, _ = papers.of_corpus(data_root, tasks)
+    else:
+        raise ValueError("a corpus known only at run time (a RuntimeParameter) needs its paper named: paper=...")
+    if isinstance(profile, str):
+        if profile not in found.profiles:
+            raise ValueError(f"{found.title} has no profile {profile!r}; choose from {list(found.profiles)}")
+        profile = found.profiles[profile]
+    if found.pipeline == papers.MOVIE:
+        if tasks:
+            raise ValueError(f"{found.title}: the pipeline trains one joint model on every task; give no tasks")
         return create_movie_pipeline(
-            pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir,
-            profile=profile if isinstance(profile, MovieProfile) else MOVIE_PROFILES[profile.name],
-            metadata_connection_config=metadata_connection_config,
-            beam_pipeline_args=beam_pipeline_args, enable_cache=enable_cache, pipeline_name=pipeline_name,
-            vertex=vertex, **({} if schema_file == str(CURATED_SCHEMA) else {"schema_file": schema_file}))
+            pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir, profile=profile,
+            metadata_connection_config=metadata_connection_config, beam_pipeline_args=beam_pipeline_args,
+            enable_cache=enable_cache, pipeline_name=pipeline_name, vertex=vertex,
+            schema_file=schema_file or str(MOVIE_SCHEMA))
     if splits is None:
         splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
     # A corpus known only at run time (a RuntimeParameter) may hold challenge sets: it is sliced by them.
     challenges = corpus_has_challenges(data_root, tasks) if isinstance(data_root, str) else True
-    # A banking corpus (its labels sidecar) trains the banking methods: ours as the product model, and SMN.
-    banking = isinstance(data_root, str) and challenges
-    methods = BANKING_METHODS if banking else MODEL_METHODS
-    profile = profile.for_tasks(tasks)
     example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
-    checks = data_checks(example_gen, schema_file)
+    checks = data_checks(example_gen, schema_file or str(CURATED_SCHEMA))
     components: list[Any] = [example_gen, *checks]
-    for model in (m for m in profile.models if m in methods):
-        name = COMPONENT_NAMES[model]
-        trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=methods[model],
-                                config=getattr(profile, model), vertex=vertex).with_id(f"{name}Trainer")
+    for product in profile.products(tasks):
+        trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=product.method,
+                                config=product.config, vertex=vertex).with_id(f"{product.component}Trainer")
         trainer.add_upstream_node(checks[-1])
         components += [trainer, *evaluated_and_pushed(
-            name, trainer, example_gen.outputs["examples"],
-            [split for split in profile.evaluated_splits(model) if split in splits],
-            eval_config(profile.min_accuracy[model], profile.max_drop, challenges),
-            f"{serving_model_dir.rstrip('/')}/{model}")]
+            product.component, trainer, example_gen.outputs["examples"],
+            [split for split in product.splits if split in splits],
+            eval_config(product.min_accuracy, profile.max_drop, challenges),
+            f"{serving_model_dir.rstrip('/')}/{product.slot}")]
     return tfx_pipeline.Pipeline(
         pipeline_name=pipeline_name, pipeline_root=pipeline_root, components=components, enable_cache=enable_cache,
         metadata_connection_config=metadata_connection_config, beam_pipeline_args=list(beam_pipeline_args))
-

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from data.atomic import real_directory, write_text_atomic
-from pipeline.configs import MODELS
+from models.papers import Product
 from pipeline.local_runner import paths
-from pipeline.pipeline import COMPONENT_NAMES
 from pipeline.summary import metadata_reader, newest_artifact, run_summary
 
 REPORT_DIRECTORY = "report"
@@ -79,10 +78,10 @@ def training_curves(history: Sequence[dict[str, Any]], title: str) -> str | None
     return _png(figure)
 
 
-def _training_summary(store: Any, model: str) -> dict[str, Any]:
+def _training_summary(store: Any, component: str) -> dict[str, Any]:
     from models.gfile import GFILE
 
-    run = newest_artifact(store, "ModelRun", f"{COMPONENT_NAMES[model]}Trainer")
+    run = newest_artifact(store, "ModelRun", f"{component}Trainer")
     path = run and posixpath.join(run.uri, "training_summary.json")
     if not path or not GFILE.exists(path):
         return {}
@@ -163,20 +162,22 @@ def _statistics_view(store: Any) -> str:
     return f'<iframe class="stats" srcdoc="{html.escape(view)}"></iframe>'
 
 
-def write_report(root: Path, models: Sequence[str] = MODELS, data: Path | None = None,
+def write_report(root: Path, products: Sequence[Product], data: Path | None = None,
                  summary: dict[str, Any] | None = None) -> Path:
-    """Write ``ROOT/report/index.html`` and the model cards of the newest run in ``root``; returns the page.
-    ``summary``: the run's :func:`~pipeline.summary.run_summary` when the caller already read it."""
+    """Write ``ROOT/report/index.html`` and the model cards of the newest run in ``root`` (``products``: the
+    models of its profile); returns the page. ``summary``: the run's :func:`~pipeline.summary.run_summary` when
+    the caller already read it; ``data``: a corpus of dialog-bAbI files, for attention maps."""
     located = paths(Path(root))
     store = metadata_reader(located["metadata"])
-    summary = summary or run_summary(located["metadata"], models)
+    summary = summary or run_summary(located["metadata"], products)
+    components = {product.slot: product.component for product in products}
     out = Path(real_directory(root, REPORT_DIRECTORY))  # a link planted there would take the pages elsewhere
     sections = [f"<h1>dialog pipeline run</h1><p>Artifacts: {html.escape(str(located['pipeline_root']))}. "
                 f"Product model: {html.escape(summary['model'])}.</p>"]
     for model, result in summary["models"].items():
         if not result["slices"] and not result["pushed_model"]:
             continue  # not in this run's profile
-        training = _training_summary(store, model)
+        training = _training_summary(store, components[model])
         card = model_card(model, result, training)
         write_text_atomic(out / f"model_card_{model}.md", card)
         history = training.get("template_model", training).get("history") or []

@@ -15,9 +15,8 @@ import tensorflow_model_analysis as tfma
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2
 
-from pipeline.configs import MODELS
+from models.papers import Product
 from pipeline.metadata_check import check_metadata
-from pipeline.pipeline import COMPONENT_NAMES
 
 PERCENT_METRICS = ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "hits_at_10", "hits_at_100")
 # The slice table's columns for a Movie Dialog run: hits@1 (per-response), and the paper's other two k.
@@ -64,8 +63,8 @@ def slice_metrics(evaluation_uri: str) -> dict[str, dict[str, float]]:
     return dict(sorted(table.items(), key=lambda item: (item[0] != "overall", item[0].count(","), item[0])))
 
 
-def model_summary(store: metadata_store.MetadataStore, model: str) -> dict[str, Any]:
-    name = COMPONENT_NAMES[model]
+def model_summary(store: metadata_store.MetadataStore, name: str) -> dict[str, Any]:
+    """What the components ``name``Evaluator and ``name``Pusher wrote last."""
     evaluation = newest_artifact(store, "ModelEvaluation", f"{name}Evaluator")
     blessing = newest_artifact(store, "ModelBlessing", f"{name}Evaluator")
     pushed = newest_artifact(store, "PushedModel", f"{name}Pusher")
@@ -102,13 +101,34 @@ def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
     return seconds
 
 
-def run_summary(metadata_path: Path, models: Sequence[str] = MODELS) -> dict[str, Any]:
-    """The product model's result at the top level (the template ranker, the README's JSON contract); that of
-    every model the run's profile has (``models``, the product model first) under ``models``: a model an earlier
-    run in the same root trained, and this one did not, is not reported as this run's."""
+def run_summary(metadata_path: Path, products: Sequence[Product]) -> dict[str, Any]:
+    """The product model's result at the top level (the README's JSON contract); that of every model of the run's
+    profile (``products``, the product model first) under ``models``, by slot: a model an earlier run in the same
+    root trained, and this one did not, is not reported as this run's."""
     store = metadata_reader(metadata_path)
-    results = {model: model_summary(store, model) for model in models}
-    return {"model": models[0], **results[models[0]], "models": results, "component_seconds": component_seconds(store)}
+    results = {product.slot: model_summary(store, product.component) for product in products}
+    first = products[0].slot
+    return {"model": first, **results[first], "models": results, "component_seconds": component_seconds(store)}
+
+
+def run_corpus(metadata_path: Path) -> str | None:
+    """The corpus directory the newest run read (its ExampleGen's ``input_base``), None when no run is recorded."""
+    store = metadata_reader(metadata_path)
+    for context in store.get_contexts_by_type("node"):
+        if context.name.endswith("ExampleGen"):
+            executions = store.get_executions_by_context(context.id)
+            if executions:
+                newest = max(executions, key=lambda e: e.id)
+                if "input_base" in newest.custom_properties:
+                    return newest.custom_properties["input_base"].string_value
+    return None
+
+
+def trained(metadata_path: Path, products: Sequence[Product]) -> list[Product]:
+    """Those of ``products`` whose Trainer wrote a model in this root (a quick run trains fewer than the full
+    profile names)."""
+    store = metadata_reader(metadata_path)
+    return [p for p in products if newest_artifact(store, "Model", f"{p.component}Trainer") is not None]
 
 
 def format_table(summary: dict[str, Any], columns: tuple[str, ...] = ("per_response_accuracy",

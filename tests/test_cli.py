@@ -83,13 +83,17 @@ def test_tasks_a_corpus_lacks_and_flags_that_would_be_ignored_are_usage_errors(t
     runner = CliRunner()
     cases = [
         (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--tasks", "9"],
-         "has no files of task 9 (found tasks 1)"),
+         "has no files of task 9 (it holds dialog bAbI (Bordes et al.) (task 1))"),
         (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--streamed"],
-         "is not a Movie Dialog corpus: only Table 6 has a streamed trainer"),
+         "the tables of dialog bAbI (Bordes et al.) have no --streamed"),
+        (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--methods", "smn"],
+         "unknown methods ['smn'] for dialog bAbI (Bordes et al.)"),
         (["pipeline", "--data", str(corpus), "--root", str(tmp_path / "root"), "--tasks", "1,9"],
-         "has no files of task 9 (found tasks 1)"),
+         "has no files of task 9 (it holds dialog bAbI (Bordes et al.) (task 1))"),
         (["pipeline", "--data", str(tmp_path), "--root", str(tmp_path / "root")],
-         "holds no task in the dialog-bAbI layout"),
+         "no task of any paper's layout"),
+        (["train", "--data", str(corpus), "--task", "1", "--model", "smn", "--out", str(tmp_path / "m")],
+         "'smn' is not a model of dialog bAbI (Bordes et al.); choose from memn2n, embeddings, template, hcn"),
         (["explain", "--model", str(tmp_path), "--data", str(corpus), "--task", "1", "--dialog", "0", "--turn", "1"],
          "--turn picks the turn of the heat map: give --png too"),
         (["explain", "--model", str(tmp_path), "--data", str(corpus), "--task", "1", "--dialog", "0", "--png",
@@ -172,7 +176,7 @@ def test_train_then_evaluate(tmp_path: Path) -> None:
     missing = runner.invoke(main, ["evaluate", "--model", str(data), "--data", str(data), "--task", "1"])
     assert missing.exit_code == 1 and "no saved_model.pb" in missing.output
     wrong_task = runner.invoke(main, ["train", "--data", str(data), "--task", "3", "--out", str(model)])
-    assert wrong_task.exit_code == 1 and "no files of task 3" in wrong_task.output
+    assert wrong_task.exit_code == 2 and "no files of task 3" in wrong_task.output
 
 
 def test_train_model_hcn_is_the_template_method_with_hcns_lstm_and_mask(tmp_path: Path, monkeypatch) -> None:
@@ -218,28 +222,34 @@ def test_framework_start_up_noise_is_hidden_unless_verbose(tmp_path: Path) -> No
         assert bool(shown) == bool(verbose), (verbose, shown, child.stderr[-2000:])
 
 
-def test_benchmark_passes_banking_ablations_to_tables_8_9(tmp_path: Path, monkeypatch) -> None:
-    """Banking names in --methods become Tables 8-9 columns, movie names Table 6's rows; Table 2 keeps the paper's
-    methods; unknown names are refused with the papers' names."""
+def test_benchmark_asks_each_paper_of_the_corpus_for_its_tables(tmp_path: Path, monkeypatch) -> None:
+    """The paper is looked up from the corpus once: a banking corpus gets Tables 8-9 with the banking names of
+    --methods as columns and --seeds; a corpus holding bAbI tasks too gets Table 2 beside (Tables 8-9 to
+    OUT-banking.md); a name or flag of no paper of the corpus is refused by name."""
+    from data.babi.generation import GenerationPlan as RestaurantPlan
     from data.banking.generation import BankingPlan
     from data.banking.generation import generate as generate_banking
     from models.babi import reproduce as babi
     from models.banking import reproduce as banking
-    from models.movie import reproduce as movie
 
     generate_banking(BankingPlan(seed=1, train_dialogs=1, dev_dialogs=1, test_dialogs=1), tmp_path)
     asked = {}
     monkeypatch.setattr(banking, "benchmark", lambda *args: asked.setdefault("banking", args) and [])
     monkeypatch.setattr(babi, "benchmark", lambda data, out, chosen, *_: asked.setdefault("babi", chosen) and [])
-    monkeypatch.setattr(movie, "benchmark", lambda *args: asked.setdefault("movie", args[-3:]) and [])
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
-                                       "--methods", "state_ranker-no_history,movie_ir", "--seeds", "2"])
+                                       "--methods", "state_ranker-no_history", "--seeds", "2"])
     assert result.exit_code == 0, result.output
-    assert asked["banking"][-2:] == (2, ["state_ranker-no_history"]) and asked["babi"] == list(babi.PAPER_METHODS)
-    assert asked["movie"] == (["movie_ir"], (), False)  # Table 6's rows, columns and trainer, for a Movie corpus
+    assert asked.pop("banking")[-3:] == (2, ("state_ranker-no_history",), False) and not asked
+    for refused, message in ((["--methods", "movie_ir"], "unknown methods ['movie_ir'] for banking"),
+                             (["--folds", "2"], "the tables of banking self-play (Majumdar et al.) have no --folds")):
+        result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
+                                           *refused])
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    generate(RestaurantPlan(seed=0, dialogs_per_split=1, tasks=(1,)), tmp_path, runner="local")
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
-                                       "--methods", "nope"])
-    assert result.exit_code == 2 and "unknown methods ['nope']" in result.output and "'smn'" in result.output
+                                       "--methods", "tfidf"])
+    assert result.exit_code == 0, result.output
+    assert asked["banking"][-1] is True and asked["babi"] == ("tfidf",)  # Table 2 takes OUT, banking beside
 
 
 def test_generate_refuses_a_corpus_the_disk_cannot_hold_or_a_large_one_not_asked_for(tmp_path: Path,

@@ -41,8 +41,6 @@ DSTC2_ASK_ORDERS = (("cuisine", "location", "price"), ("location", "cuisine", "p
                     ("location", "price", "cuisine"))
 # What ``dialog benchmark`` runs when no method is named: the paper's columns.
 PAPER_METHODS = ("rule_based", "tfidf", "tfidf_type", "nearest_neighbour", "embeddings", "memn2n", "memn2n_match")
-# ``dialog train --model`` and the pipeline's model kinds, by the method that trains them.
-MODEL_METHODS = {"memn2n": "memn2n", "embeddings": "embeddings", "template": "template_memn2n"}
 
 
 def epochs_of(settings: Settings) -> int:

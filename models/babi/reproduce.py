@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from data.layout import BANKING_TASK, TaskFiles, discover
+from data.layout import TaskFiles, discover
 from models import methods as registry
 from models.babi.answer_kinds import KINDS, accuracy_by_kind
 from models.babi.folds import DEFAULT_FOLDS, FoldRun, bot_runs, fold_runs, mean_and_spread
@@ -158,7 +158,7 @@ class _Unit:
 def _units(data: str | Path, methods: Sequence[str], tasks: Sequence[int] | None) -> list[_Unit]:
     units = []
     for number, files in discover(data).items():
-        if (tasks and number not in tasks) or number == BANKING_TASK:
+        if tasks and number not in tasks:
             continue
         families: dict[str, list[str]] = {}
         for method in methods:
@@ -287,10 +287,7 @@ def run_benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PA
 def benchmark(data: str | Path, out: str | Path, methods: Sequence[str] = PAPER_METHODS, tasks: Sequence[int] = (),
               epochs: int | None = None, progress: Callable[[str], None] = print,
               folds: int = DEFAULT_FOLDS, seeds: int = 1, jobs: int = 1) -> list[Path]:
-    """Table 2 when the corpus holds dialog-bAbI tasks other than banking (``tasks``: only those); the files
-    written (none for another layout)."""
-    if not [t for t in discover(data) if t != BANKING_TASK and (not tasks or t in tasks)]:
-        return []
+    """Table 2 of the corpus' ``tasks`` (the lookup's: ``models.papers``); the files written."""
     run_benchmark(data, out, methods, tasks, epochs, progress, folds, seeds, jobs)
     out = Path(out)
     return [out, out.with_suffix(".csv")]

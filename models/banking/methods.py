@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from data.banking.domain import INTENTS
@@ -27,9 +28,6 @@ from models.serving.ranker import ExportedRanker
 from models.training import TrainConfig
 
 PAPER = "banking"
-# The pipeline's models on a banking corpus (``pipeline.configs.MODELS``): ours is the product model, SMN takes the
-# MemN2N's place; the supervised embeddings are Bordes et al.'s alone.
-MODEL_METHODS = {"template": "state_ranker", "memn2n": "smn"}
 
 
 def config_of(settings: Settings) -> TrainConfig:
@@ -79,9 +77,11 @@ def _state_ranker(removed: tuple[str, ...] = ()) -> Callable[[TaskData, Path, Se
     the paper's loop (at most ``settings.epochs`` of 20, best epoch on dev), trained with ``settings.seed``."""
 
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
-        # A pipeline profile's config gives the epochs (a quick run trains few); else the paper's loop.
-        epochs = settings.config.epochs if settings.config is not None else settings.epochs
-        config = StateConfig(epochs=min(epochs or PAPER_EPOCHS, PAPER_EPOCHS), seed=settings.seed, removed=removed)
+        # A config (a pipeline profile's, `dialog train`'s) is trained as given; else the paper's loop.
+        config = (replace(settings.config, removed=removed or settings.config.removed)
+                  if isinstance(settings.config, StateConfig) else
+                  StateConfig(epochs=min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), seed=settings.seed,
+                              removed=removed))
         summary = train_state_ranker(task, work_dir, config, settings.top_k, progress=settings.verbose > 0)
         note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
                 f"({summary['dev_per_response_accuracy']}%), {summary['templates']} templates, slot types learned: "
@@ -91,6 +91,7 @@ def _state_ranker(removed: tuple[str, ...] = ()) -> Callable[[TaskData, Path, Se
     return fit
 
 
-register("state_ranker", PAPER, "State ranker (ours)")(_state_ranker())
+register("state_ranker", PAPER, "State ranker (ours)", config=StateConfig)(_state_ranker())
 for _group in FEATURE_GROUPS:
-    register(f"state_ranker-no_{_group}", PAPER, f"State ranker without {_group}")(_state_ranker((_group,)))
+    register(f"state_ranker-no_{_group}", PAPER, f"State ranker without {_group}",
+             config=StateConfig)(_state_ranker((_group,)))

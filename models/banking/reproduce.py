@@ -156,21 +156,18 @@ def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None 
     return results
 
 
-def output_path(out: Path, tasks: Sequence[int]) -> Path:
-    """Where the tables go: ``out`` itself, or ``OUT-banking.md`` when Table 2 is written to ``out`` too."""
-    return out.with_name(f"{out.stem}-banking{out.suffix}") if any(t != BANKING_TASK for t in tasks) else out
+def output_path(out: Path, several: bool) -> Path:
+    """Where the tables go: ``out`` itself, or ``OUT-banking.md`` when another paper's table is written to ``out``
+    (a corpus holding tasks of several papers)."""
+    return out.with_name(f"{out.stem}-banking{out.suffix}") if several else out
 
 
-def benchmark(data: str | Path, out: str | Path, tasks: Sequence[int] = (), epochs: int | None = None,
-              progress: Callable[[str], None] = print, seeds: int = 1, extra: Sequence[str] = ()) -> list[Path]:
-    """Tables 8-9 when the corpus has the banking task and ``tasks`` (empty: every task) asks for it, over
-    ``seeds`` corpus and training seeds; the files written. ``epochs`` is capped at the paper's 20; ``extra``
-    methods (the state ranker's ablations) get columns of their own."""
-    present = discover(data)
-    wanted = [t for t in present if not tasks or t in tasks]
-    if BANKING_TASK not in wanted:
-        return []
-    path = output_path(Path(out), wanted)
-    run_banking_benchmark(present[BANKING_TASK], path, epochs=epochs, seeds=seeds,
+def benchmark(data: str | Path, out: str | Path, epochs: int | None = None, progress: Callable[[str], None] = print,
+              seeds: int = 1, extra: Sequence[str] = (), several: bool = False) -> list[Path]:
+    """Tables 8-9 of the corpus' banking task, over ``seeds`` corpus and training seeds; the files written.
+    ``epochs`` is capped at the paper's 20; ``extra`` methods (the state ranker's ablations) get columns of their
+    own; ``several``: another paper's table takes ``out`` (:func:`output_path`)."""
+    path = output_path(Path(out), several)
+    run_banking_benchmark(discover(data)[BANKING_TASK], path, epochs=epochs, seeds=seeds,
                           methods=(*METHODS, *(m for m in extra if m not in METHODS)), progress=progress)
     return [path, path.with_suffix(".csv")]

@@ -62,6 +62,7 @@ class StateConfig:
     removed: tuple[str, ...] = ()  # feature groups left out (the ablations)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "removed", tuple(self.removed))  # a list, read back from a Trainer's JSON config
         unknown = set(self.removed) - set(FEATURE_GROUPS)
         if unknown:
             raise ValueError(f"unknown feature groups {sorted(unknown)}; choose from {list(FEATURE_GROUPS)}")

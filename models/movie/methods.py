@@ -27,7 +27,7 @@ from models.movie.lstm import LstmConfig, MovieLstm
 from models.movie.neural import MovieRanker
 from models.movie.paper import PAPER_K
 from models.movie.streamed import STREAMED_EMBEDDINGS, STREAMED_LSTM, StreamedConfig
-from models.movie.streamed_fit import RECORDS, fit_streamed
+from models.movie.streamed_fit import MODEL_DIR, RECORDS, fit_streamed
 from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig
 
 PAPER = "movie"
@@ -112,7 +112,8 @@ def _learned_task(task: MovieTask) -> int:
 def _streamed(task: MovieTask, config: StreamedConfig, work_dir: Path, settings: Settings, name: str) -> Fitted:
     """``task`` trained by the streamed trainer with ``config`` (its epochs replaced by ``settings.epochs``)."""
     config = replace(config, epochs=settings.epochs or config.epochs, seed=settings.seed)
-    ranker, summary = fit_streamed(task.data, task.tasks, config, work_dir, settings.memo.get(RECORDS))
+    ranker, summary = fit_streamed(task.data, task.tasks, config, work_dir, settings.memo.get(RECORDS),
+                                   settings.memo.get(MODEL_DIR))
     shape = (f"the last {config.context} messages and the query, up to {config.max_tokens} words, d = "
              f"{config.embedding_dim}, Adam {config.learning_rate}" if config.encoder == "lstm"
              else f"{config.hops} hop(s), {config.dictionaries} dictionaries")

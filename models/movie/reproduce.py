@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from data.layout import discover
 from data.movie.reader import MovieCorpus, discover_movie_corpus
 from models.methods import NotApplicable, Registered, Settings, get, names, note_of, unwrapped
 from models.movie.baselines import DiscussionIr
@@ -100,17 +99,15 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
               progress: Callable[[str], None] = print, methods: Sequence[str] = (),
               tasks: Sequence[int] = (), streamed: bool = False) -> list[Path]:
-    """Table 6 when ``data`` is in the Movie Dialog layout rather than dialog-bAbI's; the file written (none for a
-    dialog-bAbI corpus). ``epochs`` overrides each learning model's own; ``methods`` picks rows and ``tasks``
-    columns (a paper-scale table is run a few cells at a time); ``streamed`` trains the MemN2N and embeddings rows
-    with the pipeline's streamed trainer, the one that fits the paper's scale. A directory in neither layout, or a
-    task it lacks, is a :class:`FileNotFoundError` saying what is missing."""
-    if discover(data):
-        return []
+    """Table 6 of a corpus in the Movie Dialog layout; the file written. ``epochs`` overrides each learning model's
+    own; ``methods`` picks rows and ``tasks`` columns (a paper-scale table is run a few cells at a time);
+    ``streamed`` trains the MemN2N and embeddings rows with the pipeline's streamed trainer, the one that fits the
+    paper's scale. A directory with no task file, or a task it lacks, is a :class:`FileNotFoundError` saying what
+    is missing."""
     try:
         corpus = discover_movie_corpus(data)
     except ValueError as error:
-        raise FileNotFoundError(f"neither the dialog-bAbI nor the Movie Dialog layout: {error}") from None
+        raise FileNotFoundError(str(error)) from None
     run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods, tasks=tasks,
                         streamed=streamed)
     return [Path(out)]

@@ -35,6 +35,8 @@ from models.movie.streamed import StreamedConfig, train_streamed
 RANK_BATCH = 512  # examples ranked per call of the SavedModel
 # Key of ``Settings.memo`` naming a directory where a table's methods share the task files written as tf.Examples.
 RECORDS = "movie_records"
+# The memo key of where a fit exports its SavedModel (`dialog train --out`; default ``work_dir/model``).
+MODEL_DIR = "movie_model_dir"
 
 
 class StreamedRanker:
@@ -88,10 +90,11 @@ def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: M
 
 
 def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig, work_dir: Path,
-                 records: Path | None = None) -> tuple[StreamedRanker, dict[str, Any]]:
-    """Train on ``tasks``' training files, keep the epoch best on their dev files, export under ``work_dir``;
-    the ranker and the training summary. The files are written as tf.Examples in ``records`` (default under
-    ``work_dir``), where another fit of the same corpus finds them."""
+                 records: Path | None = None, model_dir: str | Path | None = None
+                 ) -> tuple[StreamedRanker, dict[str, Any]]:
+    """Train on ``tasks``' training files, keep the epoch best on their dev files, export under ``work_dir`` (or
+    at ``model_dir``); the ranker and the training summary. The files are written as tf.Examples in ``records``
+    (default under ``work_dir``), where another fit of the same corpus finds them."""
     if data.corpus.entities is None:
         raise FileNotFoundError(f"{data.corpus.root}: the streamed trainer ranks the entities of entities.txt, and "
                                 "the corpus has none")
@@ -100,6 +103,6 @@ def fit_streamed(data: MovieData, tasks: Sequence[int], config: StreamedConfig, 
     train = write_split(data, tasks, "train", candidates, records)
     dev = write_split(data, tasks, "dev", candidates, records)
     triples = [(t.subject, t.relation, t.value) for t in data.triples]
-    model_dir = work_dir / "model"
+    model_dir = model_dir or work_dir / "model"
     summary = train_streamed(data.entities, triples, candidates, train, dev, config, out=str(model_dir))
     return StreamedRanker(model_dir, data.entities, candidates), summary

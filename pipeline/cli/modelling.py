@@ -11,39 +11,42 @@ import click
 
 from pipeline.cli.app import main
 from pipeline.cli.infra import keras_verbosity
-from pipeline.cli.options import CorpusDirectory, OutputPath, refuse_own_input, split_option, task_files
+from pipeline.cli.options import CorpusDirectory, OutputPath, corpus_paper, refuse_own_input, split_option, task_files
+
+
+def _model_help() -> str:
+    """``--model``'s help: each paper's models, as the registry of papers has them."""
+    from models import papers
+
+    return "A model of the corpus' paper (default: its first). " + " ".join(
+        f"{paper.title}: {paper.train_help}" for paper in papers.papers().values())
 
 
 @main.command()
-@click.option("--data", required=True, type=CorpusDirectory(),
-              help="Corpus directory in the dialog-bAbI layout.")
-@click.option("--task", required=True, type=int, help="Task number (1-6).")
-@click.option("--model", "model_kind", type=click.Choice(["memn2n", "embeddings", "template", "hcn"]),
-              default="memn2n", show_default=True,
-              help="MemN2N (appendix A), supervised embeddings (4.3), the template ranker (a MemN2N over "
-                   "delexicalised answers and a learned filler, one SavedModel), or Hybrid Code Networks (the "
-                   "template ranker with an LSTM over the utterances, three seeds averaged, and its action mask: "
-                   "task 6's product model).")
-@click.option("--match-type/--no-match-type", default=False, show_default=True, help="Match-type features (4.5).")
-@click.option("--preset", type=click.Choice(["paper", "none"]), default="paper", show_default=True,
-              help="paper: Table 9 (MemN2N) or Table 8 (embeddings) settings for the task.")
+@click.option("--data", required=True, type=CorpusDirectory(), help="A corpus of any paper.")
+@click.option("--task", type=int, help="Task number (each paper's own; Movie Dialog's joint models take none).")
+@click.option("--model", "model_kind", help=_model_help())
+@click.option("--match-type/--no-match-type", default=None, help="Match-type features (4.5; default off).")
+@click.option("--preset", type=click.Choice(["paper", "none"]),
+              help="paper (the default): the paper's settings for the task (bAbI: Table 9 for MemN2N, Table 8 for the "
+                   "embeddings; banking: Majumdar et al.'s); none: the shared defaults.")
 @click.option("--history/--no-history", "use_history", default=None,
               help="Embeddings: the whole history as input, or the last utterance (overrides the preset).")
-@click.option("--shared-embeddings", is_flag=True, help="Embeddings: A = B.")
+@click.option("--shared-embeddings", is_flag=True, default=None, help="Embeddings: A = B.")
 @click.option("--hops", type=click.IntRange(1, 4), help="Memory hops (overrides the preset).")
 @click.option("--embedding-dim", type=int, help="Embedding size (overrides the preset).")
 @click.option("--learning-rate", type=float, help="Adam learning rate (overrides the preset).")
-@click.option("--only-learned-words", is_flag=True,
+@click.option("--only-learned-words", is_flag=True, default=None,
               help="MemN2N: words no training dialog holds (OOV entities) keep a zero embedding.")
-@click.option("--per-occurrence-gradient", is_flag=True,
+@click.option("--per-occurrence-gradient", is_flag=True, default=None,
               help="MemN2N: a gradient row per word occurrence, as a Keras Embedding layer gives it, so Adam steps "
                    "words said often in a batch further (Table 2's MemN2N rows; slower).")
-@click.option("--select-on-oov-dev", is_flag=True,
+@click.option("--select-on-oov-dev", is_flag=True, default=None,
               help="Choose the epoch on the mean of dev and an OOV dev made from it (its KB entities swapped for "
                    "ones no training dialog holds), not on dev alone.")
-@click.option("--epochs", type=click.IntRange(min=1), help="At most this many epochs (default: the shared one).")
-@click.option("--batch-size", type=click.IntRange(min=1), help="Examples per step (default: the shared one).")
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--epochs", type=click.IntRange(min=1), help="At most this many epochs (default: the model's own).")
+@click.option("--batch-size", type=click.IntRange(min=1), help="Examples per step (default: the model's own).")
+@click.option("--seed", type=int, help="Training seed (default 0).")
 @click.option("--per-epoch", "with_history", is_flag=True,
               help="Add each epoch's loss, dev accuracy, training and dev evaluation seconds to the JSON.")
 @click.option("--out", required=True, type=OutputPath(file_okay=False),
@@ -52,46 +55,31 @@ from pipeline.cli.options import CorpusDirectory, OutputPath, refuse_own_input, 
                    "else, a report written into a model directory included, is refused before training, never "
                    "replaced.")
 @click.option("--log-dir", type=OutputPath(file_okay=False), help="TensorBoard log directory.")
-def train(data: Path, task: int, model_kind: str, match_type: bool, preset: str, use_history: bool | None,
-          shared_embeddings: bool, hops: int | None, embedding_dim: int | None, learning_rate: float | None,
-          only_learned_words: bool, per_occurrence_gradient: bool, select_on_oov_dev: bool, epochs: int | None,
-          batch_size: int | None, seed: int, with_history: bool, out: str, log_dir: str | None) -> None:
-    """Train on trn, keep the best epoch on dev, write a self-contained SavedModel. Prints a JSON summary."""
+def train(data: Path, task: int | None, model_kind: str | None, with_history: bool, out: str, log_dir: str | None,
+          **options: object) -> None:
+    """Train a model of the corpus' paper on trn, keep the best epoch on dev, write a self-contained SavedModel.
+    Prints a JSON summary. The options given are the model's settings: one its model has not is refused by name."""
     from data.atomic import one_writer_of
     from data.babi_format import FormatError
-    from models import methods
-    from models.babi.methods import MODEL_METHODS
-    from models.babi.presets import HCN_PRODUCT, paper_config
-    from models.examples import TaskData
-    from models.serving.export import prepare_output
-    from models.training import train_config
+    from models.methods import Settings
 
-    overrides = {key: value for key, value in (("hops", hops), ("embedding_dim", embedding_dim),
-                                               ("learning_rate", learning_rate), ("use_history", use_history),
-                                               ("epochs", epochs), ("batch_size", batch_size))
-                 if value is not None}
-    # A flag of another model (--hops of the embeddings) is refused by name, so only the flags given are passed.
-    flags = {name: True for name, given in (("shared_embeddings", shared_embeddings),
-                                            ("only_learned_words", only_learned_words),
-                                            ("per_occurrence_gradient", per_occurrence_gradient)) if given}
-    common = {"match_type": match_type, "seed": seed, "select_on_oov_dev": select_on_oov_dev, **flags, **overrides}
     refuse_own_input(out, "--out", data)
     refuse_own_input(log_dir, "--log-dir", data)
-    if model_kind == "hcn":  # the template ranker's config and method, as the pipeline trains task 6's model
-        model_kind, common = "template", {**HCN_PRODUCT, **common}
+    paper, _ = corpus_paper(data, () if task is None else (task,))
+    model_kind = model_kind or next(iter(paper.train_models))
+    if model_kind not in paper.train_models:
+        raise click.BadParameter(f"{model_kind!r} is not a model of {paper.title}; choose from "
+                                 f"{', '.join(paper.train_models)}", param_hint="--model")
+    given = {name: value for name, value in options.items() if value is not None}
     try:  # a setting that cannot train, or an --out that is not ours, is refused before any training
-        config = (paper_config(task, model=model_kind, **common) if preset == "paper"
-                  else train_config(model_kind, **common))
         # One writer of --out (a second would clear this one's staging); Keras' epoch lines to stderr: stdout is
         # the JSON alone.
         with one_writer_of(out), contextlib.redirect_stdout(sys.stderr):
-            prepare_output(out)  # before reading the corpus: a refused --out costs nothing
-            loaded = TaskData.load(task_files(data, task), splits=("trn", "dev"))
-            fitted = methods.get(MODEL_METHODS[model_kind], "babi").fit(
-                loaded, out, methods.Settings(config=config, verbose=keras_verbosity(), log_dir=log_dir))
+            summary = paper.train(data, task, model_kind, out, given,
+                                  Settings(verbose=keras_verbosity(), log_dir=log_dir))
     except (FormatError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    summary = {"task": task, **fitted.summary}
+    summary = {"task": task, **summary} if task is not None else summary
     if not with_history:
         summary = {key: value for key, value in summary.items() if key != "history"}
         if "template_model" in summary:

@@ -5,11 +5,18 @@ holds."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from data.layout import SPLITS
+
+if TYPE_CHECKING:
+    from models.papers import Paper
+
+T = TypeVar("T")
 
 
 class TaskList(click.ParamType):
@@ -125,25 +132,39 @@ generator_beam_args_option = click.option(
     help="A Beam pipeline option, repeatable (default: DirectRunner, one worker process per core).")
 
 
-def check_tasks(data: Path, tasks: tuple[int, ...], need_corpus: bool = False) -> None:
-    """A task asked for that the corpus does not hold is a usage error before any work (the tables and the pipeline
-    would write nothing, or fail deep inside a run); so is a directory with no dialog-bAbI task when one is
-    needed."""
-    from data.layout import discover
+def _corpus_directory(data: Path) -> None:
+    if not data.is_dir():
+        raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",
+                                 param_hint="--data")
 
+
+def corpus_papers(data: Path, tasks: tuple[int, ...] = ()) -> list[tuple[Paper, tuple[int, ...]]]:
+    """The papers of a corpus (``models.papers``), each with its tasks among those asked for (default: all): the
+    one lookup of the tables. A task the corpus lacks, or a directory of no paper's layout, is a usage error
+    before any work."""
+    from models import papers
+
+    return _looked_up(papers.held, data, tasks)
+
+
+def corpus_paper(data: Path, tasks: tuple[int, ...] = ()) -> tuple[Paper, tuple[int, ...]]:
+    """The one paper of a corpus' tasks (those asked for; default all), and those tasks: the one lookup of
+    ``train``, ``pipeline`` and ``report``. Tasks of several papers are a usage error naming them."""
+    from models import papers
+
+    return _looked_up(papers.of_corpus, data, tasks)
+
+
+def _looked_up(lookup: Callable[..., T], data: Path, tasks: tuple[int, ...]) -> T:
     if not data.is_dir():
         raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",
                                  param_hint="--data")
     try:
-        present = discover(data)
-    except ValueError as error:  # a file name that looks like a corpus file but is not one
+        return lookup(data, tasks)
+    except FileNotFoundError as error:
         raise click.BadParameter(str(error), param_hint="--data") from None
-    if need_corpus and not present:
-        raise click.BadParameter(f"{data} holds no task in the dialog-bAbI layout", param_hint="--data")
-    missing = sorted(set(tasks) - set(present)) if present else []
-    if missing:
-        raise click.BadParameter(f"{data} has no files of task {', '.join(map(str, missing))} (found tasks "
-                                 f"{', '.join(map(str, sorted(present)))})", param_hint="--tasks")
+    except ValueError as error:  # a task it lacks, tasks of several papers, a misnamed corpus file
+        raise click.BadParameter(str(error), param_hint="--tasks" if tasks else "--data") from None
 
 
 def task_files(data: Path, task: int):

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from pipeline.cli.app import main
-from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, check_tasks, refuse_own_input
+from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, corpus_papers, refuse_own_input
 
 
 @main.command()
@@ -34,7 +34,7 @@ from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, check_ta
               help="Task 6 (real callers, where dev overstates test): choose each method on this many folds of trn "
                    "(default 5) and report their mean and spread, then dev once; 0 chooses on dev as the other "
                    "tasks do.")
-@click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--seeds", type=click.IntRange(min=1),
               help="Table 2: the methods that learn, trained with seeds 0 to N-1 (task 6 on folds excepted); Tables "
                    "8-9 (banking): the corpus, then this many minus one more generated with the next seeds and the "
                    "same sizes. Each cell is the mean and standard deviation over them.")
@@ -47,44 +47,41 @@ from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, check_ta
                    "(default: one per core; each job holds a task and its model, so fewer on a machine short of "
                    "memory). 1 runs them in this process.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
-              folds: int | None, seeds: int, streamed: bool, jobs: int | None) -> None:
-    """The paper tables of a corpus, ours beside the paper's: Table 2 (dialog-bAbI tasks), Tables 8-9 (banking, to
-    OUT-banking.md beside Table 2), Table 6 (a Movie Dialog corpus)."""
+              folds: int | None, seeds: int | None, streamed: bool, jobs: int | None) -> None:
+    """The paper tables of a corpus, ours beside the paper's: those of each paper whose tasks it holds (Table 2 for
+    dialog bAbI, Tables 8-9 for banking, to OUT-banking.md when Table 2 takes OUT; Table 6 for Movie Dialog)."""
     from data.atomic import one_writer_of
-    from data.movie.reader import is_movie_corpus
     from models import methods as registry
-    from models.babi import reproduce as babi
-    from models.banking import reproduce as banking
-    from models.jobs import WorkerDied, cores
-    from models.movie import reproduce as movie
+    from models.jobs import WorkerDied
+    from models.papers import TableRequest
 
     if out.suffix.lower() == ".csv":  # the CSV goes to OUT with .csv: the Markdown would take its place
         raise click.BadParameter(f"{out} would be both the Markdown table and the CSV beside it; name the "
                                  "Markdown file (e.g. results.md)", param_hint="--out")
     refuse_own_input(out, "--out", data)
     refuse_own_input(out.with_suffix(".csv"), "--out", data)
-    check_tasks(data, tasks)
-    if streamed and not is_movie_corpus(data):
-        raise click.BadParameter(f"{data} is not a Movie Dialog corpus: only Table 6 has a streamed trainer",
-                                 param_hint="--streamed")
+    found = corpus_papers(data, tasks)
+    flags = {"seeds": seeds, "folds": folds, "streamed": streamed or None, "jobs": jobs}
+    for flag, value in flags.items():
+        if value is not None and not any(flag in paper.table_flags for paper, _ in found):
+            raise click.BadParameter(f"the tables of {' and '.join(p.title for p, _ in found)} have no --{flag}",
+                                     param_hint=f"--{flag}")
     named = [m.strip() for m in methods.split(",") if m.strip()]
-    known = registry.names("babi") + registry.names("banking") + registry.names("movie")
-    unknown = sorted(set(named) - set(known))
+    known = [name for paper, _ in found for name in registry.names(paper.name)]
+    unknown = [m for m in named if m not in known]
     if unknown:
-        raise click.BadParameter(f"unknown methods {unknown}; choose from {known}", param_hint="--methods")
-    # Table 2's methods (the paper's when none is named); banking names add columns to Tables 8-9 (ablations).
-    chosen = [m for m in named if m in registry.names("babi")] or list(babi.PAPER_METHODS)
-    extra = [m for m in named if m in registry.names("banking")]
+        raise click.BadParameter(f"unknown methods {unknown} for {', '.join(p.title for p, _ in found)}; choose "
+                                 f"from {known}", param_hint="--methods")
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     started = time.perf_counter()
+    written: list[Path] = []
     try:
         with one_writer_of(out):  # two benchmarks writing one table would overwrite each other's files
-            written = [*banking.benchmark(data, out, tasks, epochs, progress, seeds, extra),
-                       *babi.benchmark(data, out, chosen, tasks, epochs, progress,
-                                       babi.DEFAULT_FOLDS if folds is None else folds, seeds,
-                                       cores() if jobs is None else jobs),
-                       *movie.benchmark(data, out, epochs, progress,
-                                        [m for m in named if m in registry.names("movie")], tasks, streamed)]
+            for paper, held in found:
+                own = tuple(m for m in named if m in registry.names(paper.name))
+                written += paper.tables(TableRequest(
+                    data, out, held, own, epochs, progress=progress, several=len(found) > 1,
+                    **{flag: value for flag, value in flags.items() if flag in paper.table_flags}))
     except (FileNotFoundError, WorkerDied) as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"wrote {', '.join(map(str, written)) or 'nothing'} in {time.perf_counter() - started:.0f} s", err=True)

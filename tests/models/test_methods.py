@@ -61,5 +61,7 @@ def test_among_keeps_only_the_allowed_candidates_in_the_rankers_order() -> None:
 
 
 def test_every_paper_registers_its_methods() -> None:
-    for paper in methods.PAPER_PACKAGES:
+    from models import papers
+
+    for paper in papers.papers():
         assert methods.names(paper), f"{paper} registers no method"

@@ -119,7 +119,7 @@ def test_a_vertex_job_that_cannot_run_is_refused(beam_args: list[str], accelerat
 
 def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path: Path) -> None:
     FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=2",
-           "--movie", "--profile=quick", "--data_root=gs://bucket/corpora/movies",
+           "--paper=movie", "--profile=quick", "--data_root=gs://bucket/corpora/movies",
            *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
     try:
         main([])
@@ -139,7 +139,7 @@ def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path
 
 def test_the_full_movie_profile_trains_evaluates_and_pushes_the_supervised_embeddings_too(tmp_path: Path) -> None:
     spec = json.loads(compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
-                                       "gs://bucket/serving", movie=True).read_text())["pipelineSpec"]
+                                       "gs://bucket/serving", paper="movie").read_text())["pipelineSpec"]
     tasks = spec["root"]["dag"]["tasks"]
     for name in ("MemN2N", "Embeddings"):
         assert {f"{name}Trainer", f"{name}Evaluator", f"{name}Pusher"} <= set(tasks)

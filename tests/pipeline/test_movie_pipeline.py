@@ -10,8 +10,8 @@ import pytest
 import tensorflow as tf
 
 from data.movie.tasks import MoviePlan, generate
+from models.movie.profiles import MovieProfile
 from models.movie.streamed import StreamedConfig
-from pipeline.configs import MovieProfile
 from pipeline.local_runner import run
 from pipeline.summary import run_summary
 
@@ -24,7 +24,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
     corpus = tmp_path_factory.mktemp("movies")
     generate(MoviePlan(seed=2, scale="tiny"), corpus)
     located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
-    return {**located, "summary": run_summary(located["metadata"], TINY.models), "corpus": corpus}
+    return {**located, "summary": run_summary(located["metadata"], TINY.products()), "corpus": corpus}
 
 
 def test_examples_are_exchanges_with_the_candidate_set_beside_them(finished: dict) -> None:
@@ -76,7 +76,7 @@ def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finishe
 def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) -> None:
     from pipeline.report import write_report
 
-    page = write_report(finished["pipeline_root"].parent.parent, TINY.models)
+    page = write_report(finished["pipeline_root"].parent.parent, TINY.products())
     text = page.read_text()
     assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
     assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()

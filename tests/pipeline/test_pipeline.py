@@ -12,9 +12,9 @@ import pytest
 
 from data.babi.generation import GenerationPlan, generate
 from models.babi.presets import SEED_ENSEMBLE
+from models.babi.profiles import Profile
 from models.serving.rest import predict
 from models.training import EmbeddingsConfig, MemN2NConfig, TemplateConfig
-from pipeline.configs import Profile
 from pipeline.local_runner import run
 from pipeline.pipeline import create_pipeline
 from pipeline.summary import raw_slice_metrics, run_summary
@@ -45,7 +45,7 @@ def finished(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dependency_utils, "build_ephemeral_package", leaked)
         located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
-    return {**located, "summary": run_summary(located["metadata"]), "corpus": corpus}
+    return {**located, "summary": run_summary(located["metadata"], TINY.products()), "corpus": corpus}
 
 
 def _only(pattern: str, root: Path) -> Path:
@@ -154,7 +154,7 @@ def test_a_rerun_resumes_from_the_cache_and_a_worse_model_is_refused(finished: d
                       "EmbeddingsTrainer/model"):
         assert len(list((root / component).iterdir())) == 1, component  # reused, not recomputed
     assert len(list((root / "MemN2NTrainer/model").iterdir())) == 2  # trained anew
-    summary = run_summary(again["metadata"])
+    summary = run_summary(again["metadata"], TINY.products())
     assert summary["models"]["template"]["blessed"]
     memn2n = summary["models"]["memn2n"]
     assert not memn2n["blessed"] and memn2n["pushed_model"] is None, memn2n["slices"]["split=dev"]
@@ -220,18 +220,24 @@ def test_only_a_corpus_with_challenge_sets_is_sliced_by_challenge(corpus: Path, 
     from pipeline.pipeline import create_pipeline
 
     generate_banking(BankingPlan(seed=4, train_dialogs=2, dev_dialogs=1, test_dialogs=2), tmp_path / "banking")
-    for data, sliced in ((corpus, False), (tmp_path / "banking", True)):
+    # Each corpus trains its paper's models: banking's with its own profile (Majumdar et al.'s SMN, our state ranker).
+    for data, sliced, profile, evaluator in ((corpus, False, TINY, "MemN2NEvaluator"),
+                                             (tmp_path / "banking", True, "quick", "SMNEvaluator")):
         dag = create_pipeline(pipeline_root=str(tmp_path / "root"), data_root=str(data),
-                              serving_model_dir=str(tmp_path / "serving"), profile=TINY)
-        config = json_format.Parse({node.id: node for node in dag.components}["MemN2NEvaluator"].exec_properties[
-            "eval_config"], tfma.EvalConfig())
+                              serving_model_dir=str(tmp_path / "serving"), profile=profile)
+        nodes = {node.id: node for node in dag.components}
+        config = json_format.Parse(nodes[evaluator].exec_properties["eval_config"], tfma.EvalConfig())
         keys = [list(spec.feature_keys) for spec in config.slicing_specs]
         assert [] in keys and ["task", "split"] in keys and (["challenge"] in keys) == sliced, data
-        trained = {node.id: json.loads(node.exec_properties["custom_config"])["method"] for node in dag.components
+        trained = {node.id: json.loads(node.exec_properties["custom_config"]) for node in dag.components
                    if node.id.endswith("Trainer")}
-        assert trained == ({"TemplateTrainer": "state_ranker", "MemN2NTrainer": "smn"} if sliced else
-                           {"TemplateTrainer": "template_memn2n", "MemN2NTrainer": "memn2n",
-                            "EmbeddingsTrainer": "embeddings"}), data
+        assert {name: config["method"] for name, config in trained.items()} == (
+            {"StateRankerTrainer": "state_ranker", "SMNTrainer": "smn"} if sliced else
+            {"TemplateTrainer": "template_memn2n", "MemN2NTrainer": "memn2n", "EmbeddingsTrainer": "embeddings"}), data
+    smn = {key: trained["SMNTrainer"][key] for key in ("embedding_dim", "learning_rate", "batch_size", "hops",
+                                                       "max_memory")}
+    assert smn == {"embedding_dim": 128, "learning_rate": 0.001, "batch_size": 32, "hops": 3, "max_memory": 40}
+    assert {"dim", "filler_units", "removed"} <= set(trained["StateRankerTrainer"])  # its own config, not a network's
 
 
 def test_a_profile_names_known_models_the_product_model_first() -> None:
@@ -244,13 +250,13 @@ def test_a_profile_names_known_models_the_product_model_first() -> None:
 
 
 def test_the_summary_reports_the_models_of_the_run_alone(finished: dict) -> None:
-    summary = run_summary(finished["metadata"], ("template", "memn2n"))
+    summary = run_summary(finished["metadata"], replace(TINY, models=("template", "memn2n")).products())
     assert list(summary["models"]) == ["template", "memn2n"] and summary["model"] == "template"
     assert summary["blessed"] == finished["summary"]["blessed"]
 
 
 def test_one_task_alone_trains_with_its_own_presets() -> None:
-    from pipeline.configs import FULL, QUICK
+    from models.babi.profiles import FULL, QUICK
 
     six = QUICK.for_tasks([6])
     assert (six.template.hops, six.template.embedding_dim, six.template.epochs) == (4, 128, QUICK.template.epochs)
@@ -266,7 +272,7 @@ def test_one_task_alone_trains_with_its_own_presets() -> None:
 
 
 def test_the_quick_profile_reports_the_test_sets_of_the_product_model_alone(corpus: Path, tmp_path: Path) -> None:
-    from pipeline.configs import FULL, QUICK
+    from models.babi.profiles import FULL, QUICK
     from pipeline.pipeline import create_pipeline
     from pipeline.summary import evaluated_splits
 
@@ -292,9 +298,10 @@ def test_the_report_shows_each_models_slices_curves_attention_and_card(finished:
     from pipeline.report import write_report
 
     root = finished["pipeline_root"].parent.parent
-    page = write_report(root, TINY.models, finished["corpus"])
+    page = write_report(root, TINY.products(), finished["corpus"])
     text = page.read_text()
-    template = run_summary(finished["metadata"], TINY.models)["models"]["template"]  # the newest run's (reruns here)
+    # the newest run's (reruns here)
+    template = run_summary(finished["metadata"], TINY.products())["models"]["template"]
     assert "blessed: <b>True</b>" in text and str(template["pushed_model"]) in text
     assert f"<td>{template['slices']['split=dev']['per_response_accuracy']}</td>" in text
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
@@ -304,8 +311,8 @@ def test_the_report_shows_each_models_slices_curves_attention_and_card(finished:
     from pipeline.summary import metadata_reader
 
     store = metadata_reader(finished["metadata"])
-    epochs = {model: len((lambda t: t.get("template_model", t))(_training_summary(store, model)).get("history") or [])
-              for model in TINY.models}
+    epochs = {p.slot: len((lambda t: t.get("template_model", t))(_training_summary(store, p.component)).get("history")
+                          or []) for p in TINY.products()}
     assert any(n >= 2 for n in epochs.values()), epochs
     assert sorted(re.findall(r'alt="(\w+) training curves"', text)) == sorted(m for m, n in epochs.items() if n >= 2)
     assert len(re.findall(r'alt="\w+ attention"', text)) >= 2

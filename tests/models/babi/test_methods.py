@@ -12,13 +12,15 @@ from data.babi.generation import GenerationPlan, generate
 from models import methods
 from models.babi import methods as babi_methods
 from models.babi.methods import PAPER_METHODS
+from models.babi.plugin import TRAIN_MODELS
+from models.babi.profiles import MODEL_METHODS
 
 
 def test_the_paper_columns_come_first_and_every_method_has_a_title() -> None:
     names = methods.names("babi")
     assert tuple(names[:len(PAPER_METHODS)]) == PAPER_METHODS
     assert all(methods.get(name).title and methods.get(name).paper == "babi" for name in names)
-    assert set(babi_methods.MODEL_METHODS.values()) <= set(names)
+    assert set(TRAIN_MODELS.values()) <= set(names) and set(MODEL_METHODS.values()) <= set(names)
 
 
 def test_a_method_that_does_not_apply_says_why(tmp_path: Path) -> None:

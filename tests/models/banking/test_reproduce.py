@@ -9,7 +9,7 @@ from data.banking.generation import plan_of
 from data.banking.labels import CHALLENGES
 from models.banking import reproduce
 from models.banking.labelled import read_task_labels
-from models.banking.reproduce import benchmark, output_path, run_banking_benchmark
+from models.banking.reproduce import output_path, run_banking_benchmark
 from models.examples import TaskData
 
 
@@ -35,12 +35,9 @@ def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
     assert f"- {mmn}" in text
 
 
-def test_tables_only_when_the_banking_task_is_asked_for(banking, tmp_path: Path) -> None:
-    out, _ = banking
-    assert benchmark(out, tmp_path / "table.md", tasks=(1,)) == []
-    assert not list(tmp_path.iterdir())
-    assert output_path(tmp_path / "table.md", [7]) == tmp_path / "table.md"
-    assert output_path(tmp_path / "table.md", [1, 7]) == tmp_path / "table-banking.md"
+def test_the_tables_go_beside_another_papers_table_when_the_corpus_holds_both(tmp_path: Path) -> None:
+    assert output_path(tmp_path / "table.md", several=False) == tmp_path / "table.md"
+    assert output_path(tmp_path / "table.md", several=True) == tmp_path / "table-banking.md"
 
 
 def test_seeds_regenerate_the_corpus_and_average_the_cells(banking, tmp_path: Path, monkeypatch) -> None:

@@ -50,8 +50,8 @@ def test_tasks_pick_the_columns_and_the_others_say_not_run(movies, tmp_path) -> 
         benchmark(corpus.root, out, progress=lambda _: None, methods=["movie_qa"], tasks=(1, 5))
 
 
-def test_a_directory_in_neither_layout_is_refused(tmp_path) -> None:
-    with pytest.raises(FileNotFoundError, match="neither the dialog-bAbI nor the Movie Dialog layout"):
+def test_a_directory_without_a_task_file_is_refused(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="no Movie Dialog task file"):
         benchmark(tmp_path, tmp_path / "table6.md")
 
 

@@ -24,7 +24,7 @@ def test_the_streamed_rows_get_the_streamed_trainer_and_share_one_records_direct
     corpus, _, _ = movies
     calls = []
 
-    def fake_fit(data, tasks, config, work_dir, records):
+    def fake_fit(data, tasks, config, work_dir, records, model_dir):
         calls.append((tasks, config.encoder, config.hops, config.dictionaries, config.epochs, work_dir, records))
         return FirstEntity(), {"best_epoch": 1, "dev_hits": {}, "train_seconds": 0.0}
 
