@@ -84,6 +84,7 @@ class Paper(Protocol):
     train_help: str  # what each of them is, for `dialog train --help`
     table_flags: frozenset[str]  # the TABLE_FLAGS its tables honour
     profiles: Mapping[str, Profile]  # the pipeline's profiles: quick and full
+    schema: str | None  # its curated schema (a schema.pbtxt path); None: the pipeline's own for its kind
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
         """Its tasks a local corpus directory holds (empty: none of this paper)."""

@@ -199,13 +199,13 @@ def create_pipeline(
             pipeline_root=pipeline_root, data_root=data_root, serving_model_dir=serving_model_dir, profile=profile,
             metadata_connection_config=metadata_connection_config, beam_pipeline_args=beam_pipeline_args,
             enable_cache=enable_cache, pipeline_name=pipeline_name, vertex=vertex,
-            schema_file=schema_file or str(MOVIE_SCHEMA))
+            schema_file=schema_file or found.schema or str(MOVIE_SCHEMA))
     if splits is None:
         splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
     # A corpus known only at run time (a RuntimeParameter) may hold challenge sets: it is sliced by them.
     challenges = corpus_has_challenges(data_root, tasks) if isinstance(data_root, str) else True
     example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
-    checks = data_checks(example_gen, schema_file or str(CURATED_SCHEMA))
+    checks = data_checks(example_gen, schema_file or found.schema or str(CURATED_SCHEMA))
     components: list[Any] = [example_gen, *checks]
     for product in profile.products(tasks):
         trainer = DialogTrainer(examples=example_gen.outputs["examples"], method=product.method,

@@ -29,6 +29,7 @@ class Babi:
                        "ranker: a MemN2N over delexicalised answers and a learned filler, one SavedModel), hcn "
                        "(Hybrid Code Networks: the template ranker with an LSTM over the utterances, three seeds "
                        "averaged, and its action mask; task 6's product model).")
+    schema: str | None = None
     table_flags: frozenset[str] = frozenset({"seeds", "folds", "jobs"})
 
     @property

@@ -28,6 +28,7 @@ class Banking:
     train_models: Mapping[str, str] = field(default_factory=lambda: TRAIN_MODELS)
     train_help: str = ("state_ranker (ours), smn (one MemN2N), mmn (a MemN2N per intent and a selector); SMN and "
                        "MMN with Majumdar et al.'s settings under --preset paper.")
+    schema: str | None = None
     table_flags: frozenset[str] = frozenset({"seeds"})
 
     @property

@@ -31,6 +31,7 @@ class Movies:
     train_models: Mapping[str, str] = field(default_factory=lambda: TRAIN_MODELS)
     train_help: str = ("memn2n, embeddings, lstm (Table 6's networks on one task, --task) and joint_memn2n, "
                        "joint_embeddings (on every task), each by the streamed trainer.")
+    schema: str | None = None
     table_flags: frozenset[str] = frozenset({"streamed"})
 
     @property
