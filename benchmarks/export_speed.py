@@ -28,7 +28,8 @@ def main(repeats: int) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from data.babi.generation import GenerationPlan, generate
     from data.layout import discover
-    from models.babi.template.ranker import TemplateConfig, TemplateRanker
+    from models.babi.template.config import TemplateConfig
+    from models.babi.template.ranker import TemplateRanker
     from models.examples import TaskData
     from models.features import build_spec
     from models.serving.export import DialogServingModule, export

@@ -186,32 +186,3 @@ def of_corpus(corpus: str | Path, tasks: Sequence[int] = ()) -> tuple[Paper, tup
                          "--tasks")
     return chosen[0]
 
-
-def turn_tasks(corpus: str | Path, numbers: Mapping[int, str]) -> tuple[int, ...]:
-    """The tasks among ``numbers`` that a local directory in the dialog-bAbI layout holds: the ``tasks_in`` of a
-    paper whose corpus is dialog-bAbI files (``data.layout``)."""
-    from data.layout import discover
-
-    if not Path(corpus).is_dir():
-        return ()
-    return tuple(task for task in discover(corpus) if task in numbers)
-
-
-def fit_turns(corpus: Path, task: int | None, method: str, paper: str, out: str, settings: Any,
-              config: Any) -> dict[str, Any]:
-    """``dialog train`` for a paper of dialog-bAbI files: the output checked before anything is read
-    (``models.serving.export.prepare_output``), the task's trn and dev read, ``method`` fitted with ``config``
-    (its SavedModel written at ``out``); the training summary."""
-    from dataclasses import replace
-
-    from data.layout import discover
-    from models import methods
-    from models.examples import TaskData
-    from models.serving.export import prepare_output
-
-    prepare_output(out)
-    if task is None:
-        raise ValueError("give --task: a model of dialog-bAbI files trains on one task")
-    loaded = TaskData.load(discover(corpus)[task], splits=("trn", "dev"))
-    fitted = methods.get(method, paper).fit(loaded, out, replace(settings, config=config))
-    return dict(getattr(fitted, "summary", {}))

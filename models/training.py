@@ -35,7 +35,8 @@ OOV_DEV_SPLIT = "dev-OOV"  # the ``split`` of the OOV dev set's examples
 TRAINING_DEFAULTS: dict[str, float | int] = {"learning_rate": 0.005, "batch_size": 128, "epochs": 30}
 
 
-def _whole(config: object, *names: str) -> None:
+def check_whole(config: object, *names: str) -> None:
+    """Each of ``names`` a whole number >= 1 (a config's sizes), or a ValueError naming it."""
     for name in names:
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -46,8 +47,8 @@ def _whole(config: object, *names: str) -> None:
 class TrainConfig:
     """What the training of every network shares: the loop (Adam's step, batches, epochs, patience, how the epoch is
     chosen) and the inputs (match type, embedding size, memory). Each network's own settings are in its subclass:
-    :class:`MemN2NConfig`, :class:`EmbeddingsConfig`, :class:`TemplateConfig`; :func:`train_config` builds one by
-    name."""
+    :class:`MemN2NConfig`, :class:`EmbeddingsConfig`, :class:`RecurrentConfig`, and a paper's own (the template
+    ranker's, ``models.babi.template.config``); :func:`train_config` builds one by name."""
 
     model: str = "memn2n"  # the network: the subclass's name (:data:`CONFIGS`)
     match_type: bool = False
@@ -73,7 +74,7 @@ class TrainConfig:
         if CONFIGS.get(self.model) is not type(self):
             raise ValueError(f"model must be one of {list(CONFIGS)} with its own config, got {self.model!r} in a "
                              f"{type(self).__name__}")
-        _whole(self, "embedding_dim", "epochs", "batch_size", "max_memory")
+        check_whole(self, "embedding_dim", "epochs", "batch_size", "max_memory")
         if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 1):
             raise ValueError(f"patience must be a whole number >= 1 (or None), got {self.patience!r}")
         for name in ("learning_rate", "clipnorm"):
@@ -98,7 +99,7 @@ class MemN2NConfig(TrainConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _whole(self, "hops")
+        check_whole(self, "hops")
         if self.dictionaries not in (1, 2, 3):
             raise ValueError(f"dictionaries must be 1, 2 or 3, got {self.dictionaries!r}")
 
@@ -115,7 +116,7 @@ class EmbeddingsConfig(TrainConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _whole(self, "negatives")
+        check_whole(self, "negatives")
         if not isinstance(self.margin, int | float) or not math.isfinite(self.margin) or self.margin < 0:
             raise ValueError(f"margin must be a number >= 0, got {self.margin!r}")
 
@@ -130,49 +131,25 @@ class RecurrentConfig(TrainConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _whole(self, "hidden")
+        check_whole(self, "hidden")
         if self.match_type:
             raise ValueError("the recurrent model has no match type")
 
 
-@dataclass(frozen=True)
-class TemplateConfig(MemN2NConfig):
-    """The template ranker (models.babi.template): a MemN2N with these settings ranks delexicalised answers, a
-    filler trained for ``fill_epochs`` fills their entities."""
-
-    model: str = "template"
-    fill_epochs: int = 10
-    # Whether the template model reads the tracked dialog state (models.babi.dialog_state; False: the ablation).
-    dialog_state: bool = True
-    # With a tracked state: log-odds added to the API call (one action, its arguments the state's), chosen on task
-    # 6's held-out folds (docs/results.md). None: API calls are templates like the others.
-    call_bias: float | None = 0.5
-    # The template model: a MemN2N over the history ("memn2n"), or an LSTM over its utterances ("lstm": Hybrid Code
-    # Networks' recurrent policy, with ``hidden`` units; the MemN2N's hops and dictionaries then go unused).
-    encoder: str = "memn2n"
-    hidden: int = 128
-    # HCN's action mask (at ranking, not in training): a template is not chosen before the dialog holds a value of
-    # each entity kind it waits for (learned: models.babi.template.ranker.TemplateRanker.learn_waits).
-    action_mask: bool = False
-    # The template model as the mean of this many models trained alike, seeds ``seed`` to ``seed + ensemble - 1``
-    # (models.ensemble.SeedEnsemble); 1: one model.
-    ensemble: int = 1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _whole(self, "fill_epochs", "hidden", "ensemble")
-        if self.encoder not in TEMPLATE_ENCODERS:
-            raise ValueError(f"encoder must be one of {list(TEMPLATE_ENCODERS)}, got {self.encoder!r}")
-
-    def template_model(self) -> MemN2NConfig | RecurrentConfig:
-        """The settings of its template model: the MemN2N's, or the LSTM's."""
-        kind = TEMPLATE_ENCODERS[self.encoder]
-        return kind(**{f.name: getattr(self, f.name) for f in fields(kind) if f.name != "model"})
-
-
-TEMPLATE_ENCODERS: dict[str, type[TrainConfig]] = {"memn2n": MemN2NConfig, "lstm": RecurrentConfig}
+# The networks' configs by name; a paper's own network adds its config (:func:`register_config`), as the
+# template ranker does (models.babi.template.config).
 CONFIGS: dict[str, type[TrainConfig]] = {"memn2n": MemN2NConfig, "embeddings": EmbeddingsConfig,
-                                         "template": TemplateConfig, "recurrent": RecurrentConfig}
+                                         "recurrent": RecurrentConfig}
+
+
+def register_config(config: type[TrainConfig]) -> type[TrainConfig]:
+    """Add a network's config under its ``model`` name (a class decorator), for :func:`train_config` and the
+    Trainer's rebuilding of a config from its JSON fields."""
+    name = config.model
+    if CONFIGS.get(name, config) is not config:
+        raise ValueError(f"config {name!r} is registered twice")
+    CONFIGS[name] = config
+    return config
 
 
 def train_config(model: str = "memn2n", **settings: Any) -> TrainConfig:
@@ -281,7 +258,7 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
     if isinstance(config, RecurrentConfig):
         return UtteranceLSTM(len(spec.vocabulary), len(spec.candidates), embedding_dim=config.embedding_dim,
                              hidden=config.hidden, seed=config.seed)
-    if not isinstance(config, MemN2NConfig) or isinstance(config, TemplateConfig):
+    if type(config) is not MemN2NConfig:  # a paper's MemN2N-based model (the template ranker) builds its own
         raise ValueError(f"model must be memn2n, embeddings or recurrent, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,
                   match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed, dictionaries=config.dictionaries,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from data.layout import TASK_NAMES
-from models import papers
+from models import papers, turn_papers
 from models.methods import Settings
 
 # `dialog train --model`: each name's registered method (hcn trains the template ranker with HCN's settings).
@@ -39,7 +39,7 @@ class Babi:
         return PROFILES
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
-        return papers.turn_tasks(corpus, self.tasks)
+        return turn_papers.turn_tasks(corpus, self.tasks)
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
@@ -53,7 +53,7 @@ class Babi:
         if model == "hcn":  # the template ranker's config and method, as the pipeline trains task 6's model
             model, options = "template", {**HCN_PRODUCT, **options}
         config = paper_config(task, model=model, **options) if preset == "paper" else train_config(model, **options)
-        return papers.fit_turns(corpus, task, TRAIN_MODELS[model], self.name, out, settings, config)
+        return turn_papers.fit_turns(corpus, task, TRAIN_MODELS[model], self.name, out, settings, config)
 
     def tables(self, request: papers.TableRequest) -> list[Path]:
         """Table 2 (the paper's methods when none is named)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from models.babi.template import config as _template_config  # noqa: F401 (registers "template" for train_config)
 from models.training import TrainConfig, train_config
 
 # task -> (learning rate, margin, embedding dim, negative candidates, hops)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from data.layout import BANKING_TASK, TASK_NAMES
-from models import papers
+from models import papers, turn_papers
 from models.methods import Settings
 
 TRAIN_MODELS = {"state_ranker": "state_ranker", "smn": "smn", "mmn": "mmn"}
@@ -38,7 +38,7 @@ class Banking:
         return PROFILES
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
-        return papers.turn_tasks(corpus, self.tasks)
+        return turn_papers.turn_tasks(corpus, self.tasks)
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
@@ -56,7 +56,7 @@ class Banking:
             from models.training import train_config
 
             config = paper_config(**options) if preset == "paper" else train_config("memn2n", **options)
-        return papers.fit_turns(corpus, task, TRAIN_MODELS[model], self.name, out, settings, config)
+        return turn_papers.fit_turns(corpus, task, TRAIN_MODELS[model], self.name, out, settings, config)
 
     def tables(self, request: papers.TableRequest) -> list[Path]:
         """Tables 8-9 (smn, mmn, the state ranker; the ablations named add columns), to OUT-banking.md when the

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from models import papers
+from models import papers, turn_papers
 from models.methods import Settings
 from tests.fourth_paper.corpus import NAME, TASK
 
@@ -47,14 +47,14 @@ class Echo:
         return None if SCHEMA is None else str(SCHEMA)
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
-        return papers.turn_tasks(corpus, self.tasks)
+        return turn_papers.turn_tasks(corpus, self.tasks)
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
         from models.training import train_config
 
         config = train_config("memn2n", **{"hops": 1, "embedding_dim": 8, "batch_size": 8, **options})
-        return papers.fit_turns(corpus, task, self.train_models[model], self.name, out, settings, config)
+        return turn_papers.fit_turns(corpus, task, self.train_models[model], self.name, out, settings, config)
 
     def tables(self, request: papers.TableRequest) -> list[Path]:
         """One table: the method's per-response accuracy on tst."""

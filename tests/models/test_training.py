@@ -13,11 +13,11 @@ from click.testing import CliRunner
 
 from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name, discover
+from models.babi.template.config import TemplateConfig
 from models.serving.export import SPEC_ASSET, OutputRefused, prepare_output
 from models.training import (
     EmbeddingsConfig,
     MemN2NConfig,
-    TemplateConfig,
     TrainingDiverged,
     train,
     train_config,

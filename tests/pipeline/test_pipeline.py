@@ -13,8 +13,9 @@ import pytest
 from data.babi.generation import GenerationPlan, generate
 from models.babi.presets import SEED_ENSEMBLE
 from models.babi.profiles import Profile
+from models.babi.template.config import TemplateConfig
 from models.serving.rest import predict
-from models.training import EmbeddingsConfig, MemN2NConfig, TemplateConfig
+from models.training import EmbeddingsConfig, MemN2NConfig
 from pipeline.local_runner import run
 from pipeline.pipeline import create_pipeline
 from pipeline.summary import raw_slice_metrics, run_summary

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from models.babi.dialog_state import StateSpec
+from models.babi.template.config import TemplateConfig
 from models.babi.template.filling import FILL_FEATURES, FillerBatches, build_filler
 from models.babi.template.graph import FillingFeatures, TemplateServingModule
 from models.babi.template.lexicon import EntityLexicon, template_examples
@@ -25,7 +26,7 @@ from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker
 from models.metrics import percent
 from models.serving.export import export, prepare_output
-from models.training import TemplateConfig, fit, memory_size_for
+from models.training import fit, memory_size_for
 
 # How deep into a learned ranker's ranking :class:`RankedFilling` looks for the template's candidates.
 LEARNED_FILL_DEPTH = 200

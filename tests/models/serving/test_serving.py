@@ -19,13 +19,14 @@ from data.babi.generation import GenerationPlan, generate
 from data.corpus import KBFact
 from data.kb_lookup import lookup
 from data.layout import discover
+from models.babi.template.config import TemplateConfig
 from models.examples import pad_batch, split_examples
 from models.gfile import GFileSystem
 from models.serving.chat import ChatSession
 from models.serving.export import infer_speakers
 from models.serving.ranker import ModelError, SavedModelRanker, resolve_model_dir
 from models.serving.rest import RequestError, predict
-from models.training import MemN2NConfig, TemplateConfig, train
+from models.training import MemN2NConfig, train
 from pipeline.cli import main
 
 REQUEST = {"instances": [{"memory": ["hi", "hello what can i help you with today"],

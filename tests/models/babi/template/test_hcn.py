@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import tensorflow as tf
 
+from models.babi.template.config import TemplateConfig
 from models.babi.template.ranker import TemplateRanker
 from models.ensemble import SeedEnsemble
 from models.examples import TaskData
 from models.serving.export import export
 from models.serving.ranker import SavedModelRanker
-from models.training import TemplateConfig
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import tensorflow as tf
 from data.babi.generation import GenerationPlan, generate
 from data.layout import discover
 from models.babi.dialog_state import DialogStateTracker
+from models.babi.template.config import TemplateConfig
 from models.babi.template.filling import (
     FILL_FEATURES,
     POLICY_FEATURES,
@@ -27,7 +28,7 @@ from models.features import Featurizer
 from models.methods import best_answers
 from models.metrics import accuracy_report
 from models.serving.ranker import SavedModelRanker
-from models.training import TemplateConfig, featurize
+from models.training import featurize
 from tests import FIXTURES
 
 FIXTURE = FIXTURES / "task6-rules"
