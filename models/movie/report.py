@@ -3,24 +3,32 @@ method chose on dev, tasks 3-4 by exchange, each joint model against its per-tas
 
 from __future__ import annotations
 
+import csv
+import io
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from data.atomic import write_text_atomic
+from models import provenance
 from models.metrics import hits_at_k
 from models.movie.examples import MovieExample
-from models.movie.paper import PAPER_TABLE6, TASK_TITLES
+from models.movie.paper import PAPER_K, PAPER_TABLE6, TASK_TITLES
+
+CSV_FIELDS = ("method", "task", "hits", "k", "paper", "seconds", "epochs", "streamed", "run_at", "commit", "note")
 
 
 @dataclass
 class Row:
-    """A method's row: its title (a row of the paper's table), test hits@k by task, seconds, notes."""
+    """A method's row: its title (a row of the paper's table), test hits@k by task, seconds, notes (and the note of
+    each task's fit, for the CSV)."""
 
     method: str
     values: dict[int, float]
     seconds: float
     notes: list[str]
+    cell_notes: dict[int, str] = field(default_factory=dict)
 
 
 # Each joint model's row, by the row of the same model trained per task.
@@ -73,6 +81,96 @@ def format_table6(rows: list[Row], tasks: Sequence[int] = ()) -> str:
     return "\n".join(lines + [""] + [f"- {n}" for n in notes]) + "\n"
 
 
-def write_table6(out: str | Path, rows: list[Row], tasks: Sequence[int] = ()) -> None:
-    """The table at ``out``, written atomically (a reader never sees half of it)."""
+def epochs_of(note: str) -> str:
+    """The epochs a learned model's fit ran at most ("best epoch 4/30": 30), from its note; "" for a baseline."""
+    found = re.search(r"best epoch \d+/(\d+)", note)
+    return found.group(1) if found else ""
+
+
+def format_table6_csv(rows: list[Row], streamed: bool, run_at: str, commit: str) -> str:
+    """One line per cell that was run (method, task), with where it came from: the CSV a paper-scale table is
+    assembled from (:func:`assemble_table6`)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        for task, value in row.values.items():
+            note = row.cell_notes.get(task, "")
+            paper = PAPER_TABLE6[row.method][task - 1]
+            writer.writerow({"method": row.method, "task": task, "hits": value, "k": PAPER_K[task],
+                             "paper": "" if paper is None else paper, "seconds": round(row.seconds, 1),
+                             "epochs": epochs_of(note), "streamed": streamed, "run_at": run_at, "commit": commit,
+                             "note": note})
+    return buffer.getvalue()
+
+
+def write_table6(out: str | Path, rows: list[Row], tasks: Sequence[int] = (), streamed: bool = False) -> None:
+    """The table at ``out`` and its CSV beside it (``.csv``), each written atomically (a reader never sees half of
+    it)."""
+    out = Path(out)
     write_text_atomic(out, format_table6(rows, tasks))
+    write_text_atomic(out.with_suffix(".csv"), format_table6_csv(rows, streamed, provenance.now(),
+                                                                 provenance.commit()))
+
+
+def read_cells(paths: Sequence[str | Path]) -> list[dict[str, str]]:
+    """The cells of Table 6's CSVs, each with the file it came from; a file with other columns is a ValueError
+    naming it."""
+    cells = []
+    for path in paths:
+        with open(path, newline="") as handle:
+            reader = csv.DictReader(handle)
+            if tuple(reader.fieldnames or ()) != CSV_FIELDS:
+                raise ValueError(f"{path}: not a Table 6 CSV (columns {reader.fieldnames}, expected {CSV_FIELDS})")
+            cells += [{**cell, "file": Path(path).name} for cell in reader]
+    return cells
+
+
+def assemble_table6(paths: Sequence[str | Path], title: str) -> str:
+    """One Table 6 from the cells of several runs' CSVs: each cell the newest run of it (by ``run_at``), numbered;
+    under the table, every run of each cell (newest first) with its date, commit, epochs and note, so no run is
+    hidden by a later one. A cell no run has is "not run" (n/a where the paper has no figure either)."""
+    runs: dict[tuple[str, int], list[dict[str, str]]] = {}
+    for cell in read_cells(paths):
+        runs.setdefault((cell["method"], int(cell["task"])), []).append(cell)
+    for found in runs.values():
+        found.sort(key=lambda cell: cell["run_at"], reverse=True)
+    unknown = sorted({method for method, _ in runs} - set(PAPER_TABLE6))
+    if unknown:
+        raise ValueError(f"rows not in Table 6: {unknown}")
+    lines = [title, "", "| Method | " + " | ".join(TASK_TITLES.values()) + " |",
+             "| --- |" + " --- |" * len(TASK_TITLES)]
+    notes = []
+    for method, paper_row in PAPER_TABLE6.items():
+        cells = []
+        for task in TASK_TITLES:
+            paper = paper_row[task - 1]
+            found = runs.get((method, task))
+            if found:
+                notes.append((method, task, found))
+                ours = f"**{float(found[0]['hits']):.1f}** ({len(notes)})"
+            else:
+                ours = "n/a" if paper is None else "not run"
+            cells.append(ours + (f" · paper {paper}" if paper is not None else ""))
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "Runs of each cell, newest first (the first is the one shown):", ""]
+    for number, (method, task, found) in enumerate(notes, 1):
+        lines.append(f"{number}. {method}, {TASK_TITLES[task]}:")
+        for cell in found:
+            epochs = f", at most {cell['epochs']} epochs" if cell["epochs"] else ""
+            trainer = ", streamed trainer" if cell["streamed"] == "True" else ""
+            lines.append(f"   - {float(cell['hits']):.1f} on {cell['run_at']} at {cell['commit']}{epochs}{trainer} "
+                         f"({cell['file']}): {cell['note'] or 'no note'}")
+    return "\n".join(lines) + "\n"
+
+
+PAPER_TITLE = ("Table 6 at the paper's scale (`dialog generate movies --scale paper --seed 0`): test hits@k (k: 1 QA, "
+               "100 Recs, 10 QA+Recs and Reddit); ours, then the paper's. Assembled by `make tables` (`python -m "
+               "models.movie.report`) from the runs' CSVs in docs/tables/movie-table6-paper/, written a few cells "
+               "at a time by `dialog benchmark --tasks ... --methods ...`.")
+
+
+if __name__ == "__main__":  # make tables: python -m models.movie.report OUT.md PIECE.csv ...
+    import sys
+
+    write_text_atomic(sys.argv[1], assemble_table6(sys.argv[2:], PAPER_TITLE))

@@ -51,7 +51,7 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
         task_sets = [tuple(t for t in learned_tasks(data.corpus) if t in wanted)]
     else:
         task_sets = [(t,) for t in wanted]
-    values, notes = {}, []
+    values, notes, cell_notes = {}, [], {}
     for tasks in task_sets:
         try:
             fitted = method.fit(MovieTask(data, tasks, streamed), work / "-".join(map(str, tasks)), settings)
@@ -67,7 +67,8 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
             note += f"; {table10(ranker, data)}"
         if note:
             notes.append(note)
-    return Row(method.title, values, time.perf_counter() - started, notes)
+            cell_notes.update({task: note for task in tasks})
+    return Row(method.title, values, time.perf_counter() - started, notes, cell_notes)
 
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print,
@@ -92,22 +93,22 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
             with tempfile.TemporaryDirectory(prefix=f"{method.name}-") as work:
                 rows.append(run_method(method, data, Path(work), settings, tasks, streamed))
             progress(f"{rows[-1].method}: {rows[-1].values} in {rows[-1].seconds:.1f} s")
-    write_table6(out, rows, tasks)
+    write_table6(out, rows, tasks, streamed)
     return rows
 
 
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
               progress: Callable[[str], None] = print, methods: Sequence[str] = (),
               tasks: Sequence[int] = (), streamed: bool = False) -> list[Path]:
-    """Table 6 of a corpus in the Movie Dialog layout; the file written. ``epochs`` overrides each learning model's
-    own; ``methods`` picks rows and ``tasks`` columns (a paper-scale table is run a few cells at a time);
-    ``streamed`` trains the MemN2N and embeddings rows with the pipeline's streamed trainer, the one that fits the
-    paper's scale. A directory with no task file, or a task it lacks, is a :class:`FileNotFoundError` saying what
-    is missing."""
+    """Table 6 of a corpus in the Movie Dialog layout; the files written (the Markdown and its CSV). ``epochs``
+    overrides each learning model's own; ``methods`` picks rows and ``tasks`` columns (a paper-scale table is run a
+    few cells at a time, then assembled: ``models.movie.report.assemble_table6``); ``streamed`` trains the MemN2N
+    and embeddings rows with the pipeline's streamed trainer, the one that fits the paper's scale. A directory with
+    no task file, or a task it lacks, is a :class:`FileNotFoundError` saying what is missing."""
     try:
         corpus = discover_movie_corpus(data)
     except ValueError as error:
         raise FileNotFoundError(str(error)) from None
     run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods, tasks=tasks,
                         streamed=streamed)
-    return [Path(out)]
+    return [Path(out), Path(out).with_suffix(".csv")]

@@ -23,3 +23,35 @@ def test_by_exchange_scores_each_position_in_the_dialog() -> None:
     examples = [MovieExample(3, "test", dialog, exchange, (), "q", ("a",)) for dialog in (0, 1) for exchange in (1, 2)]
     ranked = [["a"], ["b"], ["a"], ["a"]]
     assert by_exchange(examples, ranked, 1) == "exchange 1 100.0, exchange 2 50.0"
+
+
+def test_a_paper_scale_table_is_assembled_cell_by_cell_from_the_runs_csvs(tmp_path, monkeypatch) -> None:
+    """Each cell shows its newest run and lists every run of it; a cell no run has is "not run" (n/a where the paper
+    has no figure); a file of other columns is refused by name."""
+    import pytest
+
+    from models import provenance
+    from models.movie.report import assemble_table6, write_table6
+
+    def run(name: str, when: str, rows: list[Row]) -> None:
+        monkeypatch.setattr(provenance, "now", lambda: when)
+        monkeypatch.setattr(provenance, "commit", lambda: f"c-{name}")
+        write_table6(tmp_path / f"{name}.md", rows, streamed=True)
+
+    run("first", "2026-11-01T10:00:00+00:00", [Row("MemN2N", {1: 50.0, 2: 9.0}, 5.0, ["m"],
+                                                   {1: "best epoch 2/8", 2: "best epoch 3/8"})])
+    run("second", "2026-11-02T10:00:00+00:00", [Row("MemN2N", {1: 60.0}, 7.0, ["m"], {1: "best epoch 4/30"})])
+    text = assemble_table6([tmp_path / "second.csv", tmp_path / "first.csv"], "Title")
+    lines = text.splitlines()
+    assert lines[0] == "Title"
+    assert "| QA system | not run · paper 90.7 | n/a | n/a | n/a |" in lines
+    assert ("| MemN2N | **60.0** (1) · paper 79.3 | **9.0** (2) · paper 28.6 | not run · paper 81.7 | not run · "
+            "paper 29.2 |") in lines
+    runs = lines[lines.index("1. MemN2N, QA task:") + 1:lines.index("2. MemN2N, Recs task:")]
+    assert runs == ["   - 60.0 on 2026-11-02T10:00:00+00:00 at c-second, at most 30 epochs, streamed trainer "
+                    "(second.csv): best epoch 4/30",
+                    "   - 50.0 on 2026-11-01T10:00:00+00:00 at c-first, at most 8 epochs, streamed trainer "
+                    "(first.csv): best epoch 2/8"]
+    (tmp_path / "other.csv").write_text("row,method\n")
+    with pytest.raises(ValueError, match=r"other.csv: not a Table 6 CSV"):
+        assemble_table6([tmp_path / "other.csv"], "Title")
