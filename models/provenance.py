@@ -26,3 +26,9 @@ def commit() -> str:
 def now() -> str:
     """The time, UTC, to the second (ISO 8601): runs of one day stay in order."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def stamp(command: str = "dialog benchmark") -> str:
+    """The line a table's Markdown ends with: which command wrote it, when and at which commit, so a table that
+    ``make tables`` does not regenerate still says where it came from."""
+    return f"Written by `{command}` on {now()} at commit {commit()}."

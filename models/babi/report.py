@@ -12,7 +12,7 @@ from pathlib import Path
 
 from data.atomic import write_text_atomic
 from data.babi import dstc2
-from models import methods
+from models import methods, provenance
 from models.babi.answer_kinds import KINDS
 from models.babi.folds import NEW_BOT_STYLES
 from models.babi.methods import MAX_EPOCHS, PATIENCE
@@ -149,8 +149,9 @@ def format_csv(cells: Sequence[Cell]) -> str:
 
 
 def write_results(cells: Sequence[Cell], out: str | Path) -> None:
+    """Table 2's Markdown, ending with where it came from (``models.provenance.stamp``), and its CSV beside it."""
     out = Path(out)
-    write_text_atomic(out, format_markdown(cells))
+    write_text_atomic(out, f"{format_markdown(cells).rstrip()}\n\n{provenance.stamp()}\n")
     write_text_atomic(out.with_suffix(".csv"), format_csv(cells))
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from data.atomic import write_text_atomic
 from data.banking.labels import CHALLENGES, NONE
+from models import provenance
 from models.banking.paper import CHALLENGE_TITLES, PAPER_TABLE8, PAPER_TABLE9
 
 # Table 8's columns, in the order of the paper's figures (PAPER_TABLE8), and ours beside them.
@@ -112,5 +113,5 @@ def format_banking_csv(results: BankingResults) -> str:
 def write_banking_results(results: BankingResults, out: str | Path) -> None:
     """The Markdown at ``out``, the CSV beside it (``.csv``)."""
     out = Path(out)
-    write_text_atomic(out, format_banking_markdown(results))
+    write_text_atomic(out, f"{format_banking_markdown(results).rstrip()}\n\n{provenance.stamp()}\n")
     write_text_atomic(out.with_suffix(".csv"), format_banking_csv(results))

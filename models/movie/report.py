@@ -108,9 +108,9 @@ def write_table6(out: str | Path, rows: list[Row], tasks: Sequence[int] = (), st
     """The table at ``out`` and its CSV beside it (``.csv``), each written atomically (a reader never sees half of
     it)."""
     out = Path(out)
-    write_text_atomic(out, format_table6(rows, tasks))
-    write_text_atomic(out.with_suffix(".csv"), format_table6_csv(rows, streamed, provenance.now(),
-                                                                 provenance.commit()))
+    run_at, commit = provenance.now(), provenance.commit()
+    write_text_atomic(out, f"{format_table6(rows, tasks).rstrip()}\n\n{provenance.stamp()}\n")
+    write_text_atomic(out.with_suffix(".csv"), format_table6_csv(rows, streamed, run_at, commit))
 
 
 def read_cells(paths: Sequence[str | Path]) -> list[dict[str, str]]:
@@ -173,4 +173,5 @@ PAPER_TITLE = ("Table 6 at the paper's scale (`dialog generate movies --scale pa
 if __name__ == "__main__":  # make tables: python -m models.movie.report OUT.md PIECE.csv ...
     import sys
 
-    write_text_atomic(sys.argv[1], assemble_table6(sys.argv[2:], PAPER_TITLE))
+    text = assemble_table6(sys.argv[2:], PAPER_TITLE)
+    write_text_atomic(sys.argv[1], f"{text.rstrip()}\n\n{provenance.stamp('python -m models.movie.report')}\n")
