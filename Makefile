@@ -46,7 +46,8 @@ tables: setup
 	$(VENV)/bin/dialog benchmark --data corpora/restaurant --methods $(TABLE2_METHODS) --out docs/tables/babi-table2.md
 	$(VENV)/bin/dialog benchmark --data corpora/banking --seeds 5 --out docs/tables/banking-tables8-9.md
 	$(VENV)/bin/dialog benchmark --data corpora/movies --out docs/tables/movie-table6.md
-	$(VENV)/bin/python -m models.movie.report docs/tables/movie-table6-paper.md docs/tables/movie-table6-paper/*.csv
+	$(VENV)/bin/python -m models.movie.report docs/tables/movie-table6-paper.md docs/tables/movie-table6-paper/*.csv \
+		--readme README.md
 	$(VENV)/bin/python -m models.babi.report docs/tables/babi-table2.csv README.md
 
 benchmark: setup

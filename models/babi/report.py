@@ -18,6 +18,7 @@ from models.babi.folds import NEW_BOT_STYLES
 from models.babi.methods import MAX_EPOCHS, PATIENCE
 from models.babi.paper import PAPER_TABLE2
 from models.babi.presets import OOV_DEV_STEP
+from models.doc_blocks import write_block
 from models.training import OOV_DEV_SPLIT, TRAINING_DEFAULTS
 
 # Tasks whose methods choose on folds of trn rather than on dev (task 6, where dev overstates the held-back test:
@@ -182,12 +183,8 @@ def format_headline(table_csv: str | Path) -> str:
 
 def write_headline(table_csv: str | Path, readme: str | Path) -> None:
     """Replace the headline between its markers in ``readme`` (atomically)."""
-    text = Path(readme).read_text()
-    start, end = text.find(HEADLINE_START), text.find(HEADLINE_END)
-    if start < 0:
-        raise ValueError(f"{readme}: no {HEADLINE_START} line to put the headline at")
-    end = end + len(HEADLINE_END) if end >= 0 else start + len(HEADLINE_START)
-    write_text_atomic(Path(readme), text[:start] + format_headline(table_csv) + text[end:])
+    text = format_headline(table_csv)
+    write_block(readme, HEADLINE_START, HEADLINE_END, text.removeprefix(HEADLINE_START).removesuffix(HEADLINE_END))
 
 
 if __name__ == "__main__":  # make tables: python -m models.babi.report TABLE.csv README.md

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from data.atomic import write_text_atomic
 from models import provenance
+from models.doc_blocks import write_block
 from models.metrics import hits_at_k
 from models.movie.examples import MovieExample
 from models.movie.paper import PAPER_K, PAPER_TABLE6, TASK_TITLES
@@ -168,10 +169,43 @@ PAPER_TITLE = ("Table 6 at the paper's scale (`dialog generate movies --scale pa
                "100 Recs, 10 QA+Recs and Reddit); ours, then the paper's. Assembled by `make tables` (`python -m "
                "models.movie.report`) from the runs' CSVs in docs/tables/movie-table6-paper/, written a few cells "
                "at a time by `dialog benchmark --tasks ... --methods ...`.")
+SUMMARY_START, SUMMARY_END = "<!-- TABLE 6 PAPER SCALE -->", "<!-- /TABLE 6 PAPER SCALE -->"
 
 
-if __name__ == "__main__":  # make tables: python -m models.movie.report OUT.md PIECE.csv ...
-    import sys
+def format_summary(paths: Sequence[str | Path], table: str) -> str:
+    """The README's view of the paper-scale Table 6: the rows with every cell run, each cell its newest run and the
+    paper's figure in parentheses; ``table`` is the assembled table's path, linked for the rest."""
+    newest: dict[tuple[str, int], dict[str, str]] = {}
+    for cell in read_cells(paths):
+        key = (cell["method"], int(cell["task"]))
+        if key not in newest or cell["run_at"] > newest[key]["run_at"]:
+            newest[key] = cell
+    lines = ["| Method | " + " | ".join(TASK_TITLES.values()) + " |", "| --- |" + " --- |" * len(TASK_TITLES)]
+    for method, paper in PAPER_TABLE6.items():
+        if all((method, task) in newest for task in TASK_TITLES):
+            cells = [f"{float(newest[method, task]['hits']):.1f} ({paper[task - 1]})" for task in TASK_TITLES]
+            lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    source = f"[{Path(table).name}]({Path(table).as_posix()})"
+    return "\n".join([*lines, "", "Test hits@k (k: 1 QA, 100 Recs, 10 QA+Recs and Reddit) at the paper's scale "
+                       "(`dialog generate movies --scale paper`: 6M training exchanges), the paper's figure in "
+                       f"parentheses: the rows with every cell run, from {source}, which has every row and each cell's "
+                       "runs."])
 
-    text = assemble_table6(sys.argv[2:], PAPER_TITLE)
-    write_text_atomic(sys.argv[1], f"{text.rstrip()}\n\n{provenance.stamp('python -m models.movie.report')}\n")
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``make tables``: the assembled table from the pieces, and (``--readme``) its summary in the README."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m models.movie.report", description=main.__doc__)
+    parser.add_argument("out", help="the assembled table (Markdown)")
+    parser.add_argument("pieces", nargs="+", help="the runs' Table 6 CSVs")
+    parser.add_argument("--readme", help="a document whose Table 6 block (between its markers) is rewritten")
+    args = parser.parse_args(argv)
+    text = assemble_table6(args.pieces, PAPER_TITLE)
+    write_text_atomic(args.out, f"{text.rstrip()}\n\n{provenance.stamp('python -m models.movie.report')}\n")
+    if args.readme:
+        write_block(args.readme, SUMMARY_START, SUMMARY_END, format_summary(args.pieces, args.out))
+
+
+if __name__ == "__main__":
+    main()
