@@ -4,9 +4,28 @@ papers does not, so it stays below the method registry."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from models.papers import Profile
+
+
+class TurnPaper:
+    """What a paper of dialog-bAbI files inherits: the tasks of its own a corpus holds, and its pipeline profiles,
+    imported from ``profiles_module`` when first asked for (they build TensorFlow configs, which the command line's
+    lookup of a paper does not need)."""
+
+    tasks: Mapping[int, str]
+    profiles_module: str
+
+    @property
+    def profiles(self) -> Mapping[str, Profile]:
+        return importlib.import_module(self.profiles_module).PROFILES
+
+    def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
+        return turn_tasks(corpus, self.tasks)
 
 
 def turn_tasks(corpus: str | Path, numbers: Mapping[int, str]) -> tuple[int, ...]:

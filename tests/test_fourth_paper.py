@@ -5,6 +5,7 @@ and its pipeline product."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def echo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The echo corpus, with the paper registered for this test alone (the registries are restored after)."""
-    monkeypatch.setenv(papers.PAPERS_VARIABLE, "tests.fourth_paper.plugin")
+    methods.load()  # the built-in papers' methods, registered in the registry this test's copy is made from
     monkeypatch.setattr(methods, "REGISTRY", dict(methods.REGISTRY))
+    monkeypatch.delitem(sys.modules, "tests.fourth_paper.methods", raising=False)  # registers in the copy
+    monkeypatch.setenv(papers.PAPERS_VARIABLE, "tests.fourth_paper.plugin")
     curated = (ROOT / "pipeline" / "schema" / "schema.pbtxt").read_text()
     anchor = '  value: "banking"\n'
     assert anchor in curated  # the task domain the echo task's value joins

@@ -18,7 +18,7 @@ TRAIN_MODELS = {"memn2n": "memn2n", "embeddings": "embeddings", "template": "tem
 
 
 @dataclass(frozen=True)
-class Babi:
+class Babi(turn_papers.TurnPaper):
     name: str = "babi"
     title: str = "dialog bAbI (Bordes et al.)"
     pipeline: str = papers.TURNS
@@ -30,16 +30,8 @@ class Babi:
                        "(Hybrid Code Networks: the template ranker with an LSTM over the utterances, three seeds "
                        "averaged, and its action mask; task 6's product model).")
     schema: str | None = None
+    profiles_module: str = "models.babi.profiles"
     table_flags: frozenset[str] = frozenset({"seeds", "folds", "jobs"})
-
-    @property
-    def profiles(self) -> Mapping[str, papers.Profile]:
-        from models.babi.profiles import PROFILES
-
-        return PROFILES
-
-    def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
-        return turn_papers.turn_tasks(corpus, self.tasks)
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:

@@ -19,7 +19,7 @@ STATE_OPTIONS = ("epochs", "batch_size", "learning_rate", "seed")
 
 
 @dataclass(frozen=True)
-class Banking:
+class Banking(turn_papers.TurnPaper):
     name: str = "banking"
     title: str = "banking self-play (Majumdar et al.)"
     pipeline: str = papers.TURNS
@@ -29,16 +29,8 @@ class Banking:
     train_help: str = ("state_ranker (ours), smn (one MemN2N), mmn (a MemN2N per intent and a selector); SMN and "
                        "MMN with Majumdar et al.'s settings under --preset paper.")
     schema: str | None = None
+    profiles_module: str = "models.banking.profiles"
     table_flags: frozenset[str] = frozenset({"seeds"})
-
-    @property
-    def profiles(self) -> Mapping[str, papers.Profile]:
-        from models.banking.profiles import PROFILES
-
-        return PROFILES
-
-    def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
-        return turn_papers.turn_tasks(corpus, self.tasks)
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:

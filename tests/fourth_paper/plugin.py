@@ -30,7 +30,7 @@ class EchoProfile:
 
 
 @dataclass(frozen=True)
-class Echo:
+class Echo(turn_papers.TurnPaper):
     name: str = "echo"
     title: str = "echo (a fourth paper)"
     pipeline: str = papers.TURNS
@@ -38,16 +38,12 @@ class Echo:
     methods_module: str = "tests.fourth_paper.methods"
     train_models: Mapping[str, str] = field(default_factory=lambda: {"memn2n": "echo_memn2n"})
     train_help: str = "memn2n (the core MemN2N)."
-    profiles: Mapping[str, EchoProfile] = field(default_factory=lambda: {
-        "quick": EchoProfile("quick", 1), "full": EchoProfile("full", 2)})
+    profiles_module: str = __name__  # its PROFILES below
     table_flags: frozenset[str] = frozenset()
 
     @property
     def schema(self) -> str | None:
         return None if SCHEMA is None else str(SCHEMA)
-
-    def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
-        return turn_papers.turn_tasks(corpus, self.tasks)
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
@@ -76,4 +72,5 @@ class Echo:
         return [request.out]
 
 
+PROFILES = {"quick": EchoProfile("quick", 1), "full": EchoProfile("full", 2)}
 PAPER = papers.register(Echo())
