@@ -11,7 +11,7 @@ from pathlib import Path
 from data.babi_format import read_dialogs as read_babi_dialogs
 from data.corpus import Dialog, KBResult, Turn
 from data.layout import discover
-from data.movie.reader import MovieDialog, discover_movie_corpus, is_movie_corpus
+from data.movie.reader import MovieDialog, discover_movie_corpus
 from data.movie.reader import iter_dialogs as iter_movie_dialogs
 from data.reading import text_lines
 
@@ -39,10 +39,12 @@ def format_movie(dialog: MovieDialog, title: str) -> str:
     return "\n".join(lines)
 
 
-def show(directory: str | Path, task: int, split: str = "trn", first: int = 0, count: int = 1) -> Iterator[str]:
-    """Dialogs ``first`` to ``first + count - 1`` of a task's split, formatted. Raises ValueError naming what is
-    missing (the task, the split, or a dialog past the file's end)."""
-    if is_movie_corpus(directory):
+def show(directory: str | Path, task: int, split: str = "trn", first: int = 0, count: int = 1,
+         movie: bool = False) -> Iterator[str]:
+    """Dialogs ``first`` to ``first + count - 1`` of a task's split, formatted; ``movie``: the directory is in the
+    Movie Dialog layout (the caller has looked its paper up), else dialog-bAbI files. Raises ValueError naming what
+    is missing (the task, the split, or a dialog past the file's end)."""
+    if movie:
         corpus = discover_movie_corpus(directory)
         movie_split = MOVIE_SPLITS.get(split)
         path = corpus.tasks.get(task, {}).get(movie_split) if movie_split else None

@@ -61,15 +61,12 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
     """Table 1 as a JSON-ready dict: per-task averages and dialog counts, vocabulary and candidate-set sizes.
 
     ``vocabulary_size`` and ``candidates`` describe the shared candidate set of tasks 1-5 when present (else the
-    first candidate set found); ``candidate_sets`` lists every candidate set with its tasks.
+    first candidate set found); ``candidate_sets`` lists every candidate set with its tasks. For a directory of
+    dialog-bAbI files; a Movie Dialog corpus is :func:`movie_directory_stats`'s (the caller looks the paper up).
     """
     tasks = discover(directory)
     if not tasks:
-        try:
-            movie = discover_movie_corpus(directory)
-        except ValueError:
-            raise ValueError(f"{directory}: no dialog-babi-task*-*.txt files, and no Movie Dialog task file") from None
-        return movie_stats(movie)  # a malformed line is its own error, naming file and line
+        raise ValueError(f"{directory}: no dialog-babi-task*-*.txt files, and no Movie Dialog task file")
     result: dict[str, Any] = {"tasks": {}, "candidate_sets": {}}
     groups: dict[str, dict[str, Any]] = {}
     with bar(sum(len(files.splits) for files in tasks.values()), "counting", "file") as progress:
@@ -108,6 +105,12 @@ def corpus_stats(directory: str | Path) -> dict[str, Any]:
             raise babi_format.FormatError(first.path, first.line, first.message)
         result["banking"] = label_counts(labels or [])
     return result
+
+
+def movie_directory_stats(directory: str | Path) -> dict[str, Any]:
+    """:func:`movie_stats` of a directory in the Movie Dialog layout; a malformed line is its own error, naming
+    file and line."""
+    return movie_stats(discover_movie_corpus(directory))
 
 
 def movie_stats(corpus: MovieCorpus) -> dict[str, Any]:

@@ -137,7 +137,8 @@ def _read_checked(path: Path, parse: Callable[[str, Path], Any], render: Callabl
 
 
 def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationReport:
-    """Validate a corpus directory. With ``partial``, a missing split is not a problem."""
+    """Validate a corpus directory of dialog-bAbI files (which paper's it is, and so its layout, the caller has
+    looked up: ``models.papers``). With ``partial``, a missing split is not a problem."""
     directory = Path(directory)
     report = ValidationReport(str(directory))
     if not directory.is_dir():
@@ -149,13 +150,9 @@ def validate_corpus(directory: str | Path, partial: bool = False) -> ValidationR
         report.add(directory, None, str(error))
         return report
     if not tasks:
-        try:
-            movie = discover_movie_corpus(directory)
-        except ValueError:
-            report.add(directory, None, "no dialog files named dialog-babi-task{N}-{name}-{split}.txt, and no "
-                                        "Movie Dialog task file (e.g. task1_qa/task1_qa_train.txt)")
-            return report
-        return validate_movie_corpus(movie, report, partial)
+        report.add(directory, None, "no dialog files named dialog-babi-task{N}-{name}-{split}.txt, and no Movie "
+                                    "Dialog task file (e.g. task1_qa/task1_qa_train.txt)")
+        return report
 
     candidate_sets: dict[Path, set[str] | None] = {}
     kbs: dict[Path, tuple[set[str], set[tuple[str, str, str]]] | None] = {}
@@ -226,6 +223,17 @@ def check_banking_labels(path: Path, dialog_counts: dict[str, int]) -> tuple[lis
             problems.append(Problem(str(path), None, f"{len(extra)} label line(s) for dialogs {split} does not "
                                                      f"have, e.g. dialog {min(extra)[1]}"))
     return labels, problems
+
+
+def validate_movie_directory(directory: str | Path, partial: bool = False) -> ValidationReport:
+    """Validate a corpus directory in the Movie Dialog layout (:func:`validate_movie_corpus`)."""
+    report = ValidationReport(str(directory))
+    try:
+        corpus = discover_movie_corpus(directory)
+    except ValueError as error:
+        report.add(Path(directory), None, str(error))
+        return report
+    return validate_movie_corpus(corpus, report, partial)
 
 
 def validate_movie_corpus(corpus: MovieCorpus, report: ValidationReport, partial: bool = False) -> ValidationReport:

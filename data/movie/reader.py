@@ -97,11 +97,6 @@ def _task_file(files: _Files, task: int, split: str, pipe: bool) -> Path | str |
     return None
 
 
-def is_movie_corpus(root: str | Path) -> bool:
-    """Whether a directory is in the Movie Dialog layout (a task folder such as ``task1_qa/``)."""
-    return any((Path(root) / name).is_dir() for name in TASK_DIRECTORIES.values())
-
-
 def discover_movie_corpus(root: str | Path, fs: FileSystem | None = None) -> MovieCorpus:
     """The files of a Movie Dialog corpus directory (on the local disk, or through ``fs``); the ``_pipe_`` task-1
     files are preferred (no comma ambiguity). Raises ValueError naming the directory when it holds no task file."""

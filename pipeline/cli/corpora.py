@@ -18,6 +18,7 @@ from pipeline.cli.options import (
     TaskList,
     corpus_out_option,
     generator_beam_args_option,
+    movie_layout,
     refuse_own_input,
     runner_option,
     seed_option,
@@ -158,7 +159,7 @@ def show(directory: Path, task: int, split: str, first: int, count: int) -> None
     from data.show import show as show_dialogs
 
     try:
-        for text in show_dialogs(directory, task, split, first, count):
+        for text in show_dialogs(directory, task, split, first, count, movie=movie_layout(directory)):
             click.echo(text + "\n")
     except ValueError as error:  # FormatError included: it names the file and line
         raise click.ClickException(str(error)) from None
@@ -171,10 +172,10 @@ def stats(directory: Path, as_json: bool) -> None:
     """Table 1 of the paper for a corpus directory, beside the paper's figures."""
     from data.babi.table1 import format_table
     from data.babi_format import FormatError
-    from data.stats import corpus_stats, format_movie_table
+    from data.stats import corpus_stats, format_movie_table, movie_directory_stats
 
     try:
-        result = corpus_stats(directory)
+        result = movie_directory_stats(directory) if movie_layout(directory) else corpus_stats(directory)
     except (FormatError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     if as_json:
@@ -193,9 +194,9 @@ def stats(directory: Path, as_json: bool) -> None:
 def validate(directory: Path, partial: bool, strict: bool, max_per_file: int) -> None:
     """Check a corpus directory: exit 1 with a report naming file and line when it has errors (or, with --strict,
     warnings); warnings are counted by file and kind."""
-    from data.validate import validate_corpus
+    from data.validate import validate_corpus, validate_movie_directory
 
-    report = validate_corpus(directory, partial=partial)
+    report = (validate_movie_directory if movie_layout(directory) else validate_corpus)(directory, partial=partial)
     click.echo(report.format(max_per_file=max_per_file, strict=strict))
     if not report.passes(strict):
         sys.exit(1)

@@ -155,6 +155,18 @@ def corpus_paper(data: Path, tasks: tuple[int, ...] = ()) -> tuple[Paper, tuple[
     return _looked_up(papers.of_corpus, data, tasks)
 
 
+def movie_layout(directory: Path) -> bool:
+    """Whether the papers of a corpus (``models.papers``) read it in the Movie Dialog layout, not as dialog-bAbI
+    files: how ``validate``, ``stats`` and ``show`` read it. A file name that looks like a corpus file but is not
+    one is left to the dialog-bAbI reader, which names it."""
+    from models import papers
+
+    try:
+        return any(paper.pipeline == papers.MOVIE for paper, _ in papers.present(directory))
+    except ValueError:
+        return False
+
+
 def _looked_up(lookup: Callable[..., T], data: Path, tasks: tuple[int, ...]) -> T:
     if not data.is_dir():
         raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",

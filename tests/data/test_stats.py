@@ -13,7 +13,7 @@ from data.babi.table1 import format_table
 from data.banking.generation import BankingPlan
 from data.banking.generation import generate as generate_banking
 from data.layout import BANKING_TASK, SHARED_CANDIDATES, task_labels_name
-from data.stats import corpus_stats
+from data.stats import corpus_stats, movie_directory_stats
 from data.validate import validate_corpus
 from pipeline.cli import main
 from tests import FIXTURES
@@ -52,7 +52,7 @@ def test_a_movie_corpus_with_one_bad_line_is_named_by_file_and_line(tmp_path: Pa
     lines[2] = "garbage line without id"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(FormatError, match="task1_qa_train.txt:3: expected 'ID text<TAB>answers'"):
-        corpus_stats(tmp_path)
+        movie_directory_stats(tmp_path)
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [

@@ -151,15 +151,15 @@ def test_a_world_where_nobody_likes_enough_movies_is_an_error_not_a_hang(monkeyp
 def test_validate_and_stats_understand_the_movie_layout(corpus: Path, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from data.stats import corpus_stats
-    from data.validate import validate_corpus
+    from data.stats import movie_directory_stats
+    from data.validate import validate_movie_directory
     from pipeline.cli import main
 
-    report = validate_corpus(corpus)
+    report = validate_movie_directory(corpus)
     assert report.passes(strict=True), report.format()
     assert report.dialogs == sum(len(read_dialogs(p)) for s in discover_movie_corpus(corpus).tasks.values()
                                  for p in s.values())
-    stats = corpus_stats(corpus)
+    stats = movie_directory_stats(corpus)
     assert stats["layout"] == "movie-dialog" and stats["tasks"]["1"]["dialogs"]["train"] == 300
     assert "task 3 (task3_qarecs)" in CliRunner().invoke(main, ["stats", str(corpus)]).output
     copy = tmp_path / "movies"
