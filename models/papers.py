@@ -75,8 +75,8 @@ class TableRequest:
 class Paper(Protocol):
     """A paper: its corpus, its methods, its tables and its pipeline product."""
 
-    name: str  # "babi": its packages are data/<name> and models/<name>; the methods registry's paper
-    title: str  # "Bordes et al., dialog bAbI"
+    name: str  # "babi": its packages are data/<name> and models/<name>; its name in the method registry
+    title: str  # "dialog bAbI (Bordes et al.)": how messages name it
     pipeline: str  # TURNS or MOVIE
     tasks: Mapping[int, str]  # its task table: number -> name
     methods_module: str  # the module that registers its methods (models.methods.register) when imported
@@ -90,11 +90,11 @@ class Paper(Protocol):
         """Its tasks a local corpus directory holds (empty: none of this paper)."""
         ...
 
-    def train(self, corpus: Path, task: int | None, model: str, out: str, settings: Any,
-              options: Mapping[str, Any]) -> dict[str, Any]:
+    def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
+              settings: Any) -> dict[str, Any]:
         """Fit ``model`` (a ``train_models`` key) on a task's trn, choose on dev, export under ``out``; the
         summary. ``options`` are the command's model flags given (hops, learning rate, preset...): one this paper's
-        model has not is a ValueError naming it."""
+        model has not is a ValueError naming it. ``settings``: a ``models.methods.Settings`` (verbosity, logs)."""
         ...
 
     def tables(self, request: TableRequest) -> list[Path]:
