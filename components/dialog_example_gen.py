@@ -63,13 +63,6 @@ def corpus_splits(input_base: str, tasks: Sequence[int] = ()) -> tuple[str, ...]
     return found
 
 
-def corpus_has_challenges(input_base: str, tasks: Sequence[int] = ()) -> bool:
-    """Whether a selected task has a labels sidecar (the banking challenge sets). Without one, every turn's
-    ``challenge`` is ``none``, and slicing by it would only repeat the other slices."""
-    return any(fileio.exists(_labels_path(input_base, entry))
-               for entry in _corpus_tasks(input_base).values() if not tasks or entry.task in tasks)
-
-
 def _labels_path(input_base: str, entry: TaskFiles) -> str:
     return posixpath.join(input_base, task_labels_name(entry.task, entry.name))
 

@@ -85,6 +85,7 @@ class Paper(Protocol):
     table_flags: frozenset[str]  # the TABLE_FLAGS its tables honour
     profiles: Mapping[str, Profile]  # the pipeline's profiles: quick and full
     schema: str | None  # its curated schema (a schema.pbtxt path); None: the pipeline's own for its kind
+    challenges: bool  # its corpus has challenge sets (a labels sidecar): the Evaluators slice by them
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
         """Its tasks a local corpus directory holds (empty: none of this paper)."""

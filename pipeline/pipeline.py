@@ -22,7 +22,7 @@ from tfx.v1.components import Evaluator, ExampleValidator, ImportSchemaGen, Sche
 
 from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate
-from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_has_challenges, corpus_splits
+from components.dialog_example_gen import SPLIT_FILES, DialogExampleGen, corpus_splits
 from components.dialog_trainer import DialogTrainer
 from models import papers
 from models.movie.records import ANSWER_INDICES
@@ -180,8 +180,8 @@ def create_pipeline(
 
     For a paper of dialog-bAbI files, ``splits`` are the TFX splits to read. By default a path is looked at: a
     corpus without test files (the public task 6) gets no ``test`` split, and its Evaluators report on ``eval``
-    (the dev dialogs) alone; a RuntimeParameter's corpus has all three. A corpus with a labels sidecar (banking's
-    challenge sets) is sliced by challenge, as Table 8 is."""
+    (the dev dialogs) alone; a RuntimeParameter's corpus has all three. A paper with challenge sets (banking) is
+    sliced by challenge, as Table 8 is."""
     if paper is not None:
         found = papers.get(paper)
     elif isinstance(data_root, str):
@@ -202,8 +202,6 @@ def create_pipeline(
             schema_file=schema_file or found.schema or str(MOVIE_SCHEMA))
     if splits is None:
         splits = corpus_splits(data_root, tasks) if isinstance(data_root, str) else tuple(SPLIT_FILES)
-    # A corpus known only at run time (a RuntimeParameter) may hold challenge sets: it is sliced by them.
-    challenges = corpus_has_challenges(data_root, tasks) if isinstance(data_root, str) else True
     example_gen = DialogExampleGen(input_base=data_root, tasks=tasks, splits=splits).with_id("DialogExampleGen")
     checks = data_checks(example_gen, schema_file or found.schema or str(CURATED_SCHEMA))
     components: list[Any] = [example_gen, *checks]
@@ -214,7 +212,7 @@ def create_pipeline(
         components += [trainer, *evaluated_and_pushed(
             product.component, trainer, example_gen.outputs["examples"],
             [split for split in product.splits if split in splits],
-            eval_config(product.min_accuracy, profile.max_drop, challenges),
+            eval_config(product.min_accuracy, profile.max_drop, found.challenges),
             f"{serving_model_dir.rstrip('/')}/{product.slot}")]
     return tfx_pipeline.Pipeline(
         pipeline_name=pipeline_name, pipeline_root=pipeline_root, components=components, enable_cache=enable_cache,

@@ -31,6 +31,7 @@ class Babi(turn_papers.TurnPaper):
                        "averaged, and its action mask; task 6's product model).")
     schema: str | None = None
     profiles_module: str = "models.babi.profiles"
+    challenges: bool = False
     table_flags: frozenset[str] = frozenset({"seeds", "folds", "jobs"})
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],

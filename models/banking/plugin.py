@@ -30,6 +30,7 @@ class Banking(turn_papers.TurnPaper):
                        "MMN with Majumdar et al.'s settings under --preset paper.")
     schema: str | None = None
     profiles_module: str = "models.banking.profiles"
+    challenges: bool = True
     table_flags: frozenset[str] = frozenset({"seeds"})
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],

@@ -32,6 +32,7 @@ class Movies:
     train_help: str = ("memn2n, embeddings, lstm (Table 6's networks on one task, --task) and joint_memn2n, "
                        "joint_embeddings (on every task), each by the streamed trainer.")
     schema: str | None = None
+    challenges: bool = False
     table_flags: frozenset[str] = frozenset({"streamed"})
 
     @property

@@ -39,6 +39,7 @@ class Echo(turn_papers.TurnPaper):
     train_models: Mapping[str, str] = field(default_factory=lambda: {"memn2n": "echo_memn2n"})
     train_help: str = "memn2n (the core MemN2N)."
     profiles_module: str = __name__  # its PROFILES below
+    challenges: bool = False
     table_flags: frozenset[str] = frozenset()
 
     @property
