@@ -1,0 +1,168 @@
+"""What precedes the bot's decisions in DSTC2 (task 6): for each bot turn, the state of the dialog it answers (the
+last API call and what it returned, the bot's previous act, the user's act) and the kind of answer the bot chose.
+
+Task 6's held-back test is answered by another dialog manager than its training bots, and every method fails there
+on three kinds of turn: no match, confirmation and slot questions (the task-6 issue's per-kind figures). This
+module counts, on ``trn`` and ``dev`` alone (``trn`` by the bot's wording style, ``models.babi.folds.bot_styles``),
+which context each decision follows, and which decision each context is followed by: what a model must read to
+make the decision the way a different dialog manager does. For analysis only: no model reads it.
+
+    python -m models.babi.decisions DIR [--doc docs/babi.md]   # DIR holds task 6's trn and dev
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from data.corpus import Dialog, KBResult, Turn
+from models.babi.answer_kinds import answer_kind
+
+NO_RESULT = "api_call no result"
+# The user's act, read from the words of the utterance, first match wins ("inform": anything else). Coarse, as the
+# transcripts have no dialog acts; the patterns are the DSTC2 ontology's usual wordings.
+USER_ACTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((act, re.compile(pattern)) for act, pattern in (
+    ("silence", r"^<silence>$"),
+    ("bye", r"\b(good ?bye|bye|thank you|thanks)\b"),
+    ("reqalts", r"\b(anything else|something else|different|else|how about|what about)\b"),
+    ("request", r"\b(phone|number|address|post ?code|what area|what part|price range\b.*\?|what type|whats the)\b"),
+    ("dontcare", r"\b(any|dont care|don't care|doesnt matter|does not matter|whatever)\b"),
+    ("affirm", r"^(yes|yeah|yea|right|correct|uh yes|yes please)\b"),
+    ("negate", r"^(no|nope|wrong)\b"),
+))
+DECISIONS = ("no_match", "confirmation", "slot_question")
+
+
+def user_act(utterance: str) -> str:
+    text = utterance.strip().lower()
+    return next((act for act, pattern in USER_ACTS if pattern.search(text)), "inform")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a bot turn answers: the last API call's outcome (``none`` before any call, ``results``, ``no_result``),
+    whether the call came just before (this turn reads its results), the bot's previous act and the user's act."""
+
+    call: str
+    just_called: bool
+    previous: str
+    user: str
+
+
+def turns(dialog: Dialog) -> Iterator[tuple[Context, str]]:
+    """Each bot turn of a dialog with its context and its kind (``models.babi.answer_kinds``)."""
+    call, results, previous, just_called = "none", 0, "start", False
+    for line in dialog.lines:
+        if isinstance(line, KBResult):
+            results += line.text.strip() != NO_RESULT
+            continue
+        if not isinstance(line, Turn):
+            continue
+        outcome = call if call == "none" else ("results" if results else "no_result")
+        kind = answer_kind(line.bot)
+        yield Context(outcome, just_called, previous, user_act(line.user)), kind
+        just_called = kind == "api_call"
+        if just_called:
+            call, results = "called", 0
+        previous = kind
+
+
+def count(dialogs: Iterable[Dialog]) -> dict[str, object]:
+    """For each decision (no match, confirmation, slot question): its turns, their contexts (call outcome, user
+    act, previous act), and how often the bot makes it in the contexts it follows most."""
+    pairs = [pair for dialog in dialogs for pair in turns(dialog)]
+    kinds = Counter(kind for _, kind in pairs)
+    result: dict[str, object] = {"turns": len(pairs), "kinds": dict(kinds.most_common())}
+    for decision in DECISIONS:
+        chosen = [context for context, kind in pairs if kind == decision]
+        after = Counter((c.call, c.just_called) for c in chosen)
+        by_user = Counter(c.user for c in chosen)
+        # The decision's share of the turns in each of its three most frequent (call outcome, user act) contexts:
+        # how far that context decides it.
+        shares = {}
+        for (call, act), n in Counter((c.call, c.user) for c in chosen).most_common(3):
+            total = sum(1 for c, _ in pairs if (c.call, c.user) == (call, act))
+            shares[f"{call}/{act}"] = {"turns": total, "share": round(100 * n / total, 1)}
+        result[decision] = {
+            "turns": len(chosen),
+            "after_call": {f"{call}{' (just called)' if just else ''}": n for (call, just), n in after.most_common()},
+            "user_act": dict(by_user.most_common()),
+            "previous_act": dict(Counter(c.previous for c in chosen).most_common(5)),
+            "share_in_context": shares,
+        }
+    # What the bot does right after an API call that found nothing, and after one that found results.
+    for outcome in ("no_result", "results"):
+        result[f"just_after_{outcome}"] = dict(Counter(k for c, k in pairs if c.just_called and c.call == outcome)
+                                               .most_common())
+    return result
+
+
+def groups(trn: Sequence[Dialog], dev: Sequence[Dialog], styles: Sequence[int]) -> Iterator[tuple[str, list]]:
+    """The groups counted: ``trn`` whole and by wording style (0: none shown), and ``dev``."""
+    yield "trn", list(trn)
+    for style in sorted(set(styles)):
+        yield f"trn style {style}", [d for d, s in zip(trn, styles, strict=True) if s == style]
+    yield "dev", list(dev)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}" if whole else "-"
+
+
+def format_markdown(counted: Sequence[dict]) -> str:
+    """The counts as the table docs/babi.md shows: per group, each decision's share of the bot turns and the context
+    it follows most, and what the bot does right after a call that found nothing."""
+    lines = ["| group | dialogs | bot turns | no match % | of which with no call yet / just after a call that found "
+             "nothing | confirmation % | of which after a no match | slot question % | of which before any call | "
+             "right after a call that found nothing: no match / offer / attribute |",
+             "| --- |" + " --- |" * 9]
+    for group in counted:
+        turns, no_match, confirm = group["turns"], group["no_match"], group["confirmation"]
+        slot = group["slot_question"]
+        after = group["just_after_no_result"]
+        called_nothing = sum(after.values())
+        lines.append(
+            f"| {group['group']} | {group['dialogs']} | {turns} | {_percent(no_match['turns'], turns)} | "
+            f"{_percent(no_match['after_call'].get('none', 0), no_match['turns'])} / "
+            f"{_percent(no_match['after_call'].get('no_result (just called)', 0), no_match['turns'])} | "
+            f"{_percent(confirm['turns'], turns)} | "
+            f"{_percent(confirm['previous_act'].get('no_match', 0), confirm['turns'])} | "
+            f"{_percent(slot['turns'], turns)} | {_percent(slot['after_call'].get('none', 0), slot['turns'])} | "
+            + " / ".join(_percent(after.get(kind, 0), called_nothing) for kind in ("no_match", "offer", "attribute"))
+            + f" (of {called_nothing}) |")
+    return "\n".join(lines)
+
+
+START, END = "<!-- TASK 6 DECISIONS -->", "<!-- /TASK 6 DECISIONS -->"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Count task 6's trn and dev (DIRECTORY); print one JSON line per group, and with ``--doc`` write the table
+    between its markers there."""
+    import argparse
+
+    from data.layout import discover
+    from models.babi.folds import bot_styles
+    from models.doc_blocks import write_block
+    from models.examples import TaskData
+
+    parser = argparse.ArgumentParser(prog="python -m models.babi.decisions", description=main.__doc__)
+    parser.add_argument("directory", help="a corpus directory holding task 6's trn and dev")
+    parser.add_argument("--doc", help="a document whose task-6 decisions block (between its markers) is rewritten")
+    args = parser.parse_args(argv)
+    task = TaskData.load(discover(args.directory)[6], splits=("trn", "dev"))
+    counted = [{"group": name, "dialogs": len(dialogs), **count(dialogs)}
+               for name, dialogs in groups(task.dialogs["trn"], task.dialogs["dev"], bot_styles(task))]
+    for group in counted:
+        print(json.dumps(group))
+    if args.doc:
+        source = ("Counted by `python -m models.babi.decisions DIR --doc docs/babi.md` on the public task 6 `trn` and "
+                  "`dev` (percentages of each group's bot turns, then of each decision's turns).")
+        write_block(args.doc, START, END, format_markdown(counted) + "\n\n" + source)
+
+
+if __name__ == "__main__":
+    main()
