@@ -80,6 +80,15 @@ def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) ->
     text = page.read_text()
     assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
     assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()
+    # The command finds the run's corpus, its paper and the models it trained in the run's metadata.
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    page.unlink()
+    result = CliRunner().invoke(main, ["report", str(finished["pipeline_root"].parent.parent)])
+    assert result.exit_code == 0 and page.is_file(), result.output
+    assert 'id="memn2n"' in page.read_text() and 'id="embeddings"' not in page.read_text()  # quick: MemN2N alone
 
 
 def test_a_training_split_smaller_than_a_batch_trains_through_the_cli(tmp_path) -> None:
