@@ -45,6 +45,7 @@ tables: setup
 	@test -d corpora/movies/task1_qa || $(VENV)/bin/dialog generate movies --out corpora/movies --seed 0 --scale small
 	$(VENV)/bin/dialog benchmark --data corpora/restaurant --methods $(TABLE2_METHODS) --out docs/tables/babi-table2.md
 	$(VENV)/bin/dialog benchmark --data corpora/banking --seeds 5 --out docs/tables/banking-tables8-9.md
+	$(VENV)/bin/python -m models.banking.findings docs/tables/banking-tables8-9.csv docs/banking.md
 	$(VENV)/bin/dialog benchmark --data corpora/movies --out docs/tables/movie-table6.md
 	$(VENV)/bin/python -m models.movie.report docs/tables/movie-table6-paper.md docs/tables/movie-table6-paper/*.csv \
 		--readme README.md
