@@ -173,8 +173,9 @@ SUMMARY_START, SUMMARY_END = "<!-- TABLE 6 PAPER SCALE -->", "<!-- /TABLE 6 PAPE
 
 
 def format_summary(paths: Sequence[str | Path], table: str) -> str:
-    """The README's view of the paper-scale Table 6: the rows with every cell run, each cell its newest run and the
-    paper's figure in parentheses; ``table`` is the assembled table's path, linked for the rest."""
+    """The README's view of the paper-scale Table 6: the rows with every cell the paper has run (n/a where it has
+    none), each cell its newest run and the paper's figure in parentheses; ``table`` is the assembled table's path,
+    linked for the rest."""
     newest: dict[tuple[str, int], dict[str, str]] = {}
     for cell in read_cells(paths):
         key = (cell["method"], int(cell["task"]))
@@ -182,14 +183,15 @@ def format_summary(paths: Sequence[str | Path], table: str) -> str:
             newest[key] = cell
     lines = ["| Method | " + " | ".join(TASK_TITLES.values()) + " |", "| --- |" + " --- |" * len(TASK_TITLES)]
     for method, paper in PAPER_TABLE6.items():
-        if all((method, task) in newest for task in TASK_TITLES):
-            cells = [f"{float(newest[method, task]['hits']):.1f} ({paper[task - 1]})" for task in TASK_TITLES]
+        if all((method, task) in newest for task in TASK_TITLES if paper[task - 1] is not None):
+            cells = [f"{float(newest[method, task]['hits']):.1f} ({paper[task - 1]})" if paper[task - 1] is not None
+                     else "n/a" for task in TASK_TITLES]
             lines.append(f"| {method} | " + " | ".join(cells) + " |")
     source = f"[{Path(table).name}]({Path(table).as_posix()})"
     return "\n".join([*lines, "", "Test hits@k (k: 1 QA, 100 Recs, 10 QA+Recs and Reddit) at the paper's scale "
                        "(`dialog generate movies --scale paper`: 6M training exchanges), the paper's figure in "
-                       f"parentheses: the rows with every cell run, from {source}, which has every row and each cell's "
-                       "runs."])
+                       f"parentheses: the rows with every cell the paper has run, each cell its newest run, from "
+                       f"{source}, which has every row and each cell's runs."])
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -199,12 +201,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.movie.report", description=main.__doc__)
     parser.add_argument("out", help="the assembled table (Markdown)")
     parser.add_argument("pieces", nargs="+", help="the runs' Table 6 CSVs")
-    parser.add_argument("--readme", help="a document whose Table 6 block (between its markers) is rewritten")
+    parser.add_argument("--readme", action="append", default=[],
+                        help="a document whose Table 6 block (between its markers) is rewritten (repeatable)")
     args = parser.parse_args(argv)
     text = assemble_table6(args.pieces, PAPER_TITLE)
     write_text_atomic(args.out, f"{text.rstrip()}\n\n{provenance.stamp('python -m models.movie.report')}\n")
-    if args.readme:
-        write_block(args.readme, SUMMARY_START, SUMMARY_END, format_summary(args.pieces, args.out))
+    for document in args.readme:
+        write_block(document, SUMMARY_START, SUMMARY_END,
+                    format_summary(args.pieces, Path(args.out).relative_to(Path(document).parent)
+                                   if Path(args.out).is_relative_to(Path(document).parent) else args.out))
 
 
 if __name__ == "__main__":

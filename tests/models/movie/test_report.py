@@ -55,3 +55,27 @@ def test_a_paper_scale_table_is_assembled_cell_by_cell_from_the_runs_csvs(tmp_pa
     (tmp_path / "other.csv").write_text("row,method\n")
     with pytest.raises(ValueError, match=r"other.csv: not a Table 6 CSV"):
         assemble_table6([tmp_path / "other.csv"], "Title")
+
+
+def test_the_findings_and_the_summary_are_judged_from_the_newest_cells(tmp_path, monkeypatch) -> None:
+    """A finding holds, partly holds or fails on the newest run of each cell it names; the summary keeps a row
+    once every cell the paper has is run (n/a where it has none)."""
+    from models import provenance
+    from models.movie.findings import format_findings
+    from models.movie.report import format_summary, write_table6
+
+    monkeypatch.setattr(provenance, "commit", lambda: "c")
+    monkeypatch.setattr(provenance, "now", lambda: "2026-11-01T00:00:00+00:00")
+    write_table6(tmp_path / "a.md", [Row("IR", {4: 20.0}, 1.0, []), Row("MemN2N", {1: 60.0, 2: 9.0, 3: 60.0, 4: 80.0},
+                                                                          1.0, []),
+                                     Row("Supervised embeddings", {1: 40.0, 2: 8.0, 3: 30.0, 4: 70.0}, 1.0, []),
+                                     Row("SVD", {2: 7.0}, 1.0, []),
+                                     Row("Joint MemN2N", {1: 30.0, 2: 9.0, 3: 62.0, 4: 60.0}, 1.0, [])])
+    monkeypatch.setattr(provenance, "now", lambda: "2026-11-02T00:00:00+00:00")
+    write_table6(tmp_path / "b.md", [Row("IR", {4: 90.0}, 1.0, [])])  # newer: IR now above MemN2N
+    pieces = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    verdicts = [line.rsplit("|", 2)[-2].strip() for line in format_findings(pieces).splitlines()[2:7]]
+    assert verdicts == ["No (0 of 1 comparisons)", "Yes", "Yes", "Partly (2 of 4 comparisons)", "not run"]
+    summary = format_summary(pieces, "tables/t.md").splitlines()
+    assert "| IR | n/a | n/a | n/a | 90.0 (23.7) |" in summary and "| SVD | n/a | 7.0 (19.2) | n/a | n/a |" in summary
+    assert not any(line.startswith("| QA system") or line.startswith("| LSTM") for line in summary)
