@@ -1,8 +1,8 @@
 """The papers this project reproduces, each a plug-in, and the one lookup that says which paper a corpus is.
 
 A paper is a package (``models/<paper>/``, with its data under ``data/<paper>/``) that registers one :class:`Paper`
-when its ``paper`` module is imported. The command line, the pipeline, the Kubeflow runner, the tables and the
-report ask :func:`of_corpus` (or :func:`present`, for a corpus holding tasks of several papers) once and then ask
+when its ``plugin`` module is imported. The command line, the pipeline, the Kubeflow runner, the tables and the
+report ask :func:`of_corpus` (or :func:`held`, for a corpus holding tasks of several papers) once and then ask
 the paper: which tasks are its own, what its methods train with, which tables it writes, which models the pipeline
 trains, evaluates and pushes for it. Nothing outside this module tests which paper a corpus is.
 
