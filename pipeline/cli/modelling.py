@@ -18,8 +18,12 @@ def _model_help() -> str:
     """``--model``'s help: each paper's models, as the registry of papers has them."""
     from models import papers
 
+    try:
+        found = papers.papers().values()
+    except ValueError as error:  # a DIALOG_PAPERS module that cannot be imported: said here, refused when run
+        return f"A model of the corpus' paper (default: its first). ({error})"
     return "A model of the corpus' paper (default: its first). " + " ".join(
-        f"{paper.title}: {paper.train_help}" for paper in papers.papers().values())
+        f"{paper.title}: {paper.train_help}" for paper in found)
 
 
 @main.command()

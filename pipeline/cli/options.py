@@ -161,13 +161,26 @@ def movie_layout(directory: Path) -> bool:
     one is left to the dialog-bAbI reader, which names it."""
     from models import papers
 
+    registered()
     try:
         return any(paper.pipeline == papers.MOVIE for paper, _ in papers.present(directory))
     except ValueError:
         return False
 
 
+def registered() -> dict[str, Paper]:
+    """Every paper (``models.papers.papers``); a paper module ``DIALOG_PAPERS`` names that cannot be imported is one
+    line naming it (exit 1), before any corpus is looked at."""
+    from models import papers
+
+    try:
+        return papers.papers()
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+
+
 def _looked_up(lookup: Callable[..., T], data: Path, tasks: tuple[int, ...]) -> T:
+    registered()
     if not data.is_dir():
         raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",
                                  param_hint="--data")

@@ -56,3 +56,18 @@ def test_every_profile_puts_the_product_model_first_with_a_method_of_its_paper()
             assert products and name == profile.name, paper.name
             assert {p.method for p in products} <= set(methods.names(paper.name)), (paper.name, name)
             assert len({p.slot for p in products}) == len(products) == len({p.component for p in products})
+
+
+def test_a_paper_module_that_cannot_be_imported_is_one_line_in_every_command(tmp_path: Path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    monkeypatch.setenv(papers.PAPERS_VARIABLE, "no_such.paper")
+    with pytest.raises(ValueError, match="paper module 'no_such.paper' cannot be imported"):
+        papers.papers()
+    generate(GenerationPlan(seed=0, dialogs_per_split=1, tasks=(1,)), tmp_path, runner="local")
+    for command in (["validate", str(tmp_path)], ["train", "--data", str(tmp_path), "--task", "1", "--out",
+                                                  str(tmp_path / "m")]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 1 and result.output.startswith("Error: paper module 'no_such.paper'"), result.output
