@@ -69,7 +69,7 @@ def train(data: Path, task: int | None, model_kind: str | None, with_history: bo
 
     refuse_own_input(out, "--out", data)
     refuse_own_input(log_dir, "--log-dir", data)
-    paper, _ = corpus_paper(data, () if task is None else (task,))
+    paper, _ = corpus_paper(data, () if task is None else (task,), "--task")
     model_kind = model_kind or next(iter(paper.train_models))
     if model_kind not in paper.train_models:
         raise click.BadParameter(f"{model_kind!r} is not a model of {paper.title}; choose from "

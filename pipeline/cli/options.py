@@ -147,12 +147,13 @@ def corpus_papers(data: Path, tasks: tuple[int, ...] = ()) -> list[tuple[Paper, 
     return _looked_up(papers.held, data, tasks)
 
 
-def corpus_paper(data: Path, tasks: tuple[int, ...] = ()) -> tuple[Paper, tuple[int, ...]]:
+def corpus_paper(data: Path, tasks: tuple[int, ...] = (), option: str = "--tasks") -> tuple[Paper, tuple[int, ...]]:
     """The one paper of a corpus' tasks (those asked for; default all), and those tasks: the one lookup of
-    ``train``, ``pipeline`` and ``report``. Tasks of several papers are a usage error naming them."""
+    ``train``, ``pipeline`` and ``report``. Tasks of several papers are a usage error naming them; ``option`` is
+    the command's option that named the tasks."""
     from models import papers
 
-    return _looked_up(papers.of_corpus, data, tasks)
+    return _looked_up(papers.of_corpus, data, tasks, option)
 
 
 def movie_layout(directory: Path) -> bool:
@@ -179,7 +180,7 @@ def registered() -> dict[str, Paper]:
         raise click.ClickException(str(error)) from None
 
 
-def _looked_up(lookup: Callable[..., T], data: Path, tasks: tuple[int, ...]) -> T:
+def _looked_up(lookup: Callable[..., T], data: Path, tasks: tuple[int, ...], option: str = "--tasks") -> T:
     registered()
     if not data.is_dir():
         raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",
@@ -189,7 +190,7 @@ def _looked_up(lookup: Callable[..., T], data: Path, tasks: tuple[int, ...]) -> 
     except FileNotFoundError as error:
         raise click.BadParameter(str(error), param_hint="--data") from None
     except ValueError as error:  # a task it lacks, tasks of several papers, a misnamed corpus file
-        raise click.BadParameter(str(error), param_hint="--tasks" if tasks else "--data") from None
+        raise click.BadParameter(str(error), param_hint=option if tasks else "--data") from None
 
 
 def task_files(data: Path, task: int):
