@@ -79,8 +79,11 @@ def dialog_examples(dialog: Dialog, dialog_id: str, task: str, split: str) -> It
 
 
 def task_label(task: int) -> str:
-    """The ``task`` feature of the examples: babi-1 .. babi-5, dstc2 for task 6, banking for task 7."""
-    return {6: "dstc2", 7: "banking"}.get(task, f"babi-{task}")
+    """The ``task`` feature of the examples, as the task's paper names it (``models.papers``: babi-1 .. babi-5,
+    dstc2 for task 6, banking for task 7)."""
+    from models import papers
+
+    return papers.turn_label(task)
 
 
 def dialogs_examples(dialogs: Iterable[Dialog], task: int, split: str) -> list[TurnExample]:

@@ -91,6 +91,10 @@ class Paper(Protocol):
         """Its tasks a local corpus directory holds (empty: none of this paper)."""
         ...
 
+    def task_label(self, task: int) -> str:
+        """The ``task`` feature of a task's examples, which names its slices ("babi-1", "dstc2", "banking")."""
+        ...
+
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Any) -> dict[str, Any]:
         """Fit ``model`` (a ``train_models`` key) on a task's trn, choose on dev, export under ``out``; the
@@ -156,6 +160,15 @@ def present(corpus: str | Path) -> list[tuple[Paper, tuple[int, ...]]]:
             found.append((paper, tasks))
             claimed.update(tasks)
     return found
+
+
+def turn_label(task: int) -> str:
+    """The ``task`` feature of a task of dialog-bAbI files, as the first paper of that kind holding the task number
+    names it; ``task-N`` for a number no paper holds."""
+    for paper in papers().values():
+        if paper.pipeline == TURNS and task in paper.tasks:
+            return paper.task_label(task)
+    return f"task-{task}"
 
 
 def describe(found: Sequence[tuple[Paper, tuple[int, ...]]]) -> str:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from models import methods, papers
 from pipeline.cli import main
 from tests.fourth_paper import plugin
-from tests.fourth_paper.corpus import write_corpus
+from tests.fourth_paper.corpus import NAME, write_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,7 +29,7 @@ def echo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     curated = (ROOT / "pipeline" / "schema" / "schema.pbtxt").read_text()
     anchor = '  value: "banking"\n'
     assert anchor in curated  # the task domain the echo task's value joins
-    (tmp_path / "schema.pbtxt").write_text(curated.replace(anchor, anchor + '  value: "babi-9"\n'))
+    (tmp_path / "schema.pbtxt").write_text(curated.replace(anchor, anchor + f"  value: \"{NAME}\"\n"))
     monkeypatch.setattr(plugin, "SCHEMA", tmp_path / "schema.pbtxt")
     return write_corpus(tmp_path / "echo")
 

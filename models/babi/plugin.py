@@ -34,6 +34,10 @@ class Babi(turn_papers.TurnPaper):
     challenges: bool = False
     table_flags: frozenset[str] = frozenset({"seeds", "folds", "jobs"})
 
+    def task_label(self, task: int) -> str:
+        """babi-1 .. babi-5 for the simulated tasks, dstc2 for task 6."""
+        return "dstc2" if task == 6 else f"babi-{task}"
+
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
         """Table 9's (MemN2N) or Table 8's (embeddings) settings for the task with ``--preset paper``, the shared

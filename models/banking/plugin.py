@@ -33,6 +33,9 @@ class Banking(turn_papers.TurnPaper):
     challenges: bool = True
     table_flags: frozenset[str] = frozenset({"seeds"})
 
+    def task_label(self, task: int) -> str:
+        return "banking"
+
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
         options = dict(options)

@@ -45,6 +45,10 @@ class Movies:
         """The tasks whose folder (``task1_qa/``...) the directory holds."""
         return tuple(task for task, folder in TASK_DIRECTORIES.items() if (Path(corpus) / folder).is_dir())
 
+    def task_label(self, task: int) -> str:
+        """movie-qa, movie-recs, movie-qarecs, movie-reddit (the Movie Dialog records' ``task``)."""
+        return f"movie-{TASK_DIRECTORIES[task].split('_', 1)[1]}"
+
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
         from data.movie.reader import discover_movie_corpus

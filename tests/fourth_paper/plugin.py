@@ -12,7 +12,7 @@ from models import papers, turn_papers
 from models.methods import Settings
 from tests.fourth_paper.corpus import NAME, TASK
 
-# Its curated schema: the pipeline's, with its task's value ("babi-9") added; the test writes it and sets this.
+# Its curated schema: the pipeline's, with its task's label ("echo") added; the test writes it and sets this.
 SCHEMA: Path | None = None
 
 
@@ -45,6 +45,9 @@ class Echo(turn_papers.TurnPaper):
     @property
     def schema(self) -> str | None:
         return None if SCHEMA is None else str(SCHEMA)
+
+    def task_label(self, task: int) -> str:
+        return NAME
 
     def train(self, corpus: Path, task: int | None, model: str, out: str, options: Mapping[str, Any],
               settings: Settings) -> dict[str, Any]:
