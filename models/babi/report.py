@@ -187,7 +187,28 @@ def write_headline(table_csv: str | Path, readme: str | Path) -> None:
     write_block(readme, HEADLINE_START, HEADLINE_END, text.removeprefix(HEADLINE_START).removesuffix(HEADLINE_END))
 
 
+BELOW_START, BELOW_END = "<!-- TABLE 2 BELOW THE PAPER -->", "<!-- /TABLE 2 BELOW THE PAPER -->"
+
+
+def format_below_paper(table_csv: str | Path, margin: float = 0.5) -> str:
+    """The cells of a Table 2 CSV below the paper's figure less ``margin`` (ours, the paper's), and how many cells
+    with a paper figure there are: docs/babi.md's account of Table 2 on the public dev, never typed."""
+    with open(table_csv, newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["paper_per_response"] and row["per_response_accuracy"]]
+    below = [row for row in rows if float(row["per_response_accuracy"]) + margin < float(row["paper_per_response"])]
+    lines = ["| cell | ours | paper (test) |", "| --- | --- | --- |"]
+    lines += [f"| {title(row['method'])} {row['row']} | {float(row['per_response_accuracy']):.1f} | "
+              f"{float(row['paper_per_response']):g} |" for row in below]
+    source = f"[{Path(table_csv).name}]({Path(table_csv).as_posix().removeprefix('docs/')})"
+    return "\n".join([f"{len(rows) - len(below)} of the {len(rows)} cells with a paper figure are at or above it less "
+                      f"{margin:g}; the others:", "", *lines, "",
+                      f"From {source} by `python -m models.babi.report --below`."])
+
+
 if __name__ == "__main__":  # make tables: python -m models.babi.report TABLE.csv README.md
     import sys
 
-    write_headline(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--below":  # python -m models.babi.report --below TABLE.csv DOCUMENT
+        write_block(sys.argv[3], BELOW_START, BELOW_END, format_below_paper(sys.argv[2]))
+    else:
+        write_headline(sys.argv[1], sys.argv[2])

@@ -38,3 +38,17 @@ def test_the_headline_is_read_back_from_the_csv_between_its_markers(cells: list[
     assert "T6 (dev)" not in text and text.endswith("after\n")
     with pytest.raises(ValueError, match="no <!-- HEADLINE TABLE --> line"):
         write_headline(table, table)
+
+
+def test_the_cells_below_the_paper_are_read_from_the_csv(tmp_path) -> None:
+    from models.babi.report import format_below_paper
+
+    table = tmp_path / "t.csv"
+    table.write_text("row,method,per_response_accuracy,per_dialog_accuracy,paper_per_response,paper_per_dialog,seconds,"
+                     "note,per_response_spread,by_kind\n"
+                     "T1 (dev),memn2n,99.6,99,100,100,1,,,\n"    # within 0.5 of the paper: not listed
+                     "T3 (dev),memn2n,74.3,0,74.9,0,1,,,\n"      # 0.6 short: listed
+                     "T4 (dev),tfidf,8.8,0,,,1,,,\n")           # no paper figure: not counted
+    text = format_below_paper(table).splitlines()
+    assert text[0] == "1 of the 2 cells with a paper figure are at or above it less 0.5; the others:"
+    assert text[4] == "| MemN2N (no match type) T3 (dev) | 74.3 | 74.9 |" and len(text) == 7
