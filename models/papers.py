@@ -107,6 +107,17 @@ class Paper(Protocol):
         ...
 
 
+class LazyProfiles:
+    """A paper's ``profiles``, imported from ``profiles_module`` when first asked for: they build TensorFlow
+    configs, which the command line's lookup of a paper does not need."""
+
+    profiles_module: str
+
+    @property
+    def profiles(self) -> Mapping[str, Profile]:
+        return importlib.import_module(self.profiles_module).PROFILES
+
+
 REGISTRY: dict[str, Paper] = {}
 
 

@@ -28,7 +28,8 @@ def now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-def stamp(command: str = "dialog benchmark") -> str:
-    """The line a table's Markdown ends with: which command wrote it, when and at which commit, so a table that
-    ``make tables`` does not regenerate still says where it came from."""
-    return f"Written by `{command}` on {now()} at commit {commit()}."
+def stamp(command: str = "dialog benchmark", when: str | None = None, at: str | None = None) -> str:
+    """The line a table's Markdown ends with: which command wrote it, when and at which commit (``when`` and ``at``:
+    those a caller already read for the table's CSV), so a table that ``make tables`` does not regenerate still
+    says where it came from."""
+    return f"Written by `{command}` on {when or now()} at commit {at or commit()}."

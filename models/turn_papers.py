@@ -4,25 +4,18 @@ papers does not, so it stays below the method registry."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from models.papers import Profile
+from models.papers import LazyProfiles
 
 
-class TurnPaper:
-    """What a paper of dialog-bAbI files inherits: the tasks of its own a corpus holds, and its pipeline profiles,
-    imported from ``profiles_module`` when first asked for (they build TensorFlow configs, which the command line's
-    lookup of a paper does not need)."""
+class TurnPaper(LazyProfiles):
+    """What a paper of dialog-bAbI files inherits: the tasks of its own a corpus holds, and its pipeline profiles
+    (:class:`~models.papers.LazyProfiles`)."""
 
     tasks: Mapping[int, str]
-    profiles_module: str
-
-    @property
-    def profiles(self) -> Mapping[str, Profile]:
-        return importlib.import_module(self.profiles_module).PROFILES
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
         return turn_tasks(corpus, self.tasks)

@@ -22,7 +22,7 @@ TRAIN_OPTIONS = ("epochs", "seed")
 
 
 @dataclass(frozen=True)
-class Movies:
+class Movies(papers.LazyProfiles):
     name: str = "movie"
     title: str = "Movie Dialog (Dodge et al.)"
     pipeline: str = papers.MOVIE
@@ -32,14 +32,9 @@ class Movies:
     train_help: str = ("memn2n, embeddings, lstm (Table 6's networks on one task, --task) and joint_memn2n, "
                        "joint_embeddings (on every task), each by the streamed trainer.")
     schema: str | None = None
+    profiles_module: str = "models.movie.profiles"
     challenges: bool = False
     table_flags: frozenset[str] = frozenset({"streamed"})
-
-    @property
-    def profiles(self) -> Mapping[str, papers.Profile]:
-        from models.movie.profiles import PROFILES
-
-        return PROFILES
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
         """The tasks whose folder (``task1_qa/``...) the directory holds."""

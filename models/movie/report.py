@@ -110,7 +110,7 @@ def write_table6(out: str | Path, rows: list[Row], tasks: Sequence[int] = (), st
     it)."""
     out = Path(out)
     run_at, commit = provenance.now(), provenance.commit()
-    write_text_atomic(out, f"{format_table6(rows, tasks).rstrip()}\n\n{provenance.stamp()}\n")
+    write_text_atomic(out, f"{format_table6(rows, tasks).rstrip()}\n\n{provenance.stamp(when=run_at, at=commit)}\n")
     write_text_atomic(out.with_suffix(".csv"), format_table6_csv(rows, streamed, run_at, commit))
 
 
@@ -125,6 +125,16 @@ def read_cells(paths: Sequence[str | Path]) -> list[dict[str, str]]:
                 raise ValueError(f"{path}: not a Table 6 CSV (columns {reader.fieldnames}, expected {CSV_FIELDS})")
             cells += [{**cell, "file": Path(path).name} for cell in reader]
     return cells
+
+
+def newest_cells(paths: Sequence[str | Path]) -> dict[tuple[str, int], dict[str, str]]:
+    """Each (row, task)'s newest run among the CSVs: the cell the assembled table shows."""
+    newest: dict[tuple[str, int], dict[str, str]] = {}
+    for cell in read_cells(paths):
+        key = (cell["method"], int(cell["task"]))
+        if key not in newest or cell["run_at"] > newest[key]["run_at"]:
+            newest[key] = cell
+    return newest
 
 
 def assemble_table6(paths: Sequence[str | Path], title: str) -> str:
@@ -173,14 +183,10 @@ SUMMARY_START, SUMMARY_END = "<!-- TABLE 6 PAPER SCALE -->", "<!-- /TABLE 6 PAPE
 
 
 def format_summary(paths: Sequence[str | Path], table: str) -> str:
-    """The README's view of the paper-scale Table 6: the rows with every cell the paper has run (n/a where it has
-    none), each cell its newest run and the paper's figure in parentheses; ``table`` is the assembled table's path,
-    linked for the rest."""
-    newest: dict[tuple[str, int], dict[str, str]] = {}
-    for cell in read_cells(paths):
-        key = (cell["method"], int(cell["task"]))
-        if key not in newest or cell["run_at"] > newest[key]["run_at"]:
-            newest[key] = cell
+    """A page's view of the paper-scale Table 6 (docs/movie.md): the rows with every cell the paper has run (n/a
+    where it has none), each cell its newest run and the paper's figure in parentheses; ``table`` is the assembled
+    table's path, linked for the rest."""
+    newest = newest_cells(paths)
     lines = ["| Method | " + " | ".join(TASK_TITLES.values()) + " |", "| --- |" + " --- |" * len(TASK_TITLES)]
     for method, paper in PAPER_TABLE6.items():
         if all((method, task) in newest for task in TASK_TITLES if paper[task - 1] is not None):
@@ -195,7 +201,7 @@ def format_summary(paths: Sequence[str | Path], table: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``make tables``: the assembled table from the pieces, and (``--readme``) its summary in the README."""
+    """``make tables``: the assembled table from the pieces, and (``--readme``) its summary in a page."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m models.movie.report", description=main.__doc__)

@@ -132,12 +132,6 @@ generator_beam_args_option = click.option(
     help="A Beam pipeline option, repeatable (default: DirectRunner, one worker process per core).")
 
 
-def _corpus_directory(data: Path) -> None:
-    if not data.is_dir():
-        raise click.BadParameter(f"{data} is not a directory (make run generates the default corpus)",
-                                 param_hint="--data")
-
-
 def corpus_papers(data: Path, tasks: tuple[int, ...] = ()) -> list[tuple[Paper, tuple[int, ...]]]:
     """The papers of a corpus (``models.papers``), each with its tasks among those asked for (default: all): the
     one lookup of the tables. A task the corpus lacks, or a directory of no paper's layout, is a usage error

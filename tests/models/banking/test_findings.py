@@ -28,8 +28,8 @@ def test_each_finding_is_judged_from_the_table(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
     text = format_findings(read_cells(tmp_path / "t.csv"), "docs/tables/t.csv")
     verdicts = [line.rsplit("|", 2)[-2].strip() for line in text.splitlines()[2:7]]
-    # MMN above SMN everywhere by 10 beyond a spread of 0.5: 1 and 2 hold, 3 (SMN above MMN) is reversed; new API
-    # the lowest of every column; audit more twice 20 below once.
+    # MMN above SMN everywhere, beyond the spread: 1 and 2 hold, 3 (SMN above MMN) is reversed; new API the lowest
+    # of every column; audit more twice below once.
     assert verdicts == ["Yes", "Yes", "No (4 reversed, of 4 cells)", "Yes", "Yes"]
     assert "- Table 8's cells within 10 points of the paper's: 0 of 28." in text
     assert "(t.csv)" not in text and "[t.csv](tables/t.csv)" in text
