@@ -48,7 +48,7 @@ tables: setup
 	$(VENV)/bin/python -m models.banking.findings docs/tables/banking-tables8-9.csv docs/banking.md
 	$(VENV)/bin/dialog benchmark --data corpora/movies --out docs/tables/movie-table6.md
 	$(VENV)/bin/python -m models.movie.report docs/tables/movie-table6-paper.md docs/tables/movie-table6-paper/*.csv \
-		--readme README.md --readme docs/movie.md
+		--readme docs/movie.md
 	$(VENV)/bin/python -m models.movie.findings docs/movie.md docs/tables/movie-table6-paper/*.csv
 	$(VENV)/bin/python -m models.babi.report docs/tables/babi-table2.csv README.md
 	$(VENV)/bin/python -m models.babi.report --below docs/tables/babi-table2-public-dev.csv docs/babi.md
