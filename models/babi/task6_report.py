@@ -1,0 +1,86 @@
+"""Task 6's estimates beside the held-back test, for docs/babi.md: every method's (folds), (new bot) and (dev)
+figures read from `dialog benchmark`'s CSVs, the maintainers' held-back test figures beside them (quoted from
+``models.babi.paper``; the project never reads the test file) and how far each estimate is from the test, then the
+(new bot) row by answer kind beside the test's kinds. Written between markers, so no figure there is typed.
+
+    python -m models.babi.task6_report docs/babi.md docs/tables/babi-task6-public.csv [MORE.csv ...]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from models.babi.paper import HCN_TASK6, HELD_BACK_TASK6, HELD_BACK_TASK6_KINDS
+from models.babi.report import title
+from models.doc_blocks import write_block
+
+START, END = "<!-- TASK 6 ESTIMATES -->", "<!-- /TASK 6 ESTIMATES -->"
+ROWS = ("T6 (folds)", "T6 (new bot)", "T6 (dev)")
+
+
+def read_estimates(tables: Sequence[str | Path]) -> dict[str, dict[str, dict[str, str]]]:
+    """method -> row -> its CSV row, in the order the methods first appear; a method in several CSVs keeps the
+    first one's rows (list the CSVs newest first). A CSV without task 6's rows is a ValueError naming it."""
+    found: dict[str, dict[str, dict[str, str]]] = {}
+    for table in tables:
+        with open(table, newline="") as handle:
+            rows = [row for row in csv.DictReader(handle) if row.get("row") in ROWS]
+        if not rows:
+            raise ValueError(f"{table}: no task 6 row ({', '.join(ROWS)})")
+        seen: dict[str, dict[str, dict[str, str]]] = {}
+        for row in rows:
+            seen.setdefault(row["method"], {})[row["row"]] = row
+        for method, by_row in seen.items():
+            found.setdefault(method, by_row)
+    return found
+
+
+def _cell(row: dict[str, str] | None) -> str:
+    if row is None or not row["per_response_accuracy"]:
+        return ""
+    spread = row.get("per_response_spread") or ""
+    return f"{float(row['per_response_accuracy']):.1f}" + (f" ±{float(spread):.1f}" if spread else "")
+
+
+def format_estimates(tables: Sequence[str | Path]) -> str:
+    """The block: the estimates table, then the (new bot) row by kind for the methods measured on the test."""
+    estimates = read_estimates(tables)
+    lines = ["| method | folds | new bot | dev | held-back test (maintainers) | new bot - test |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for method, rows in estimates.items():
+        test = HELD_BACK_TASK6.get(method)
+        new_bot = rows.get("T6 (new bot)")
+        error = (f"{float(new_bot['per_response_accuracy']) - test:+.1f}"
+                 if test is not None and new_bot is not None else "")
+        lines.append(f"| {title(method)} (`{method}`) | {_cell(rows.get('T6 (folds)'))} | {_cell(new_bot)} | "
+                     f"{_cell(rows.get('T6 (dev)'))} | {'' if test is None else f'{test:g}'} | {error} |")
+    measured = [method for method in estimates if any(method in by for _, by in HELD_BACK_TASK6_KINDS.values())]
+    kinds = ["| kind | test turns | " + " | ".join(f"{title(m)}: new bot / test" for m in measured) + " |",
+             "| --- | --- |" + " --- |" * len(measured)]
+    for kind, (turns, by_method) in HELD_BACK_TASK6_KINDS.items():
+        cells = []
+        for method in measured:
+            new_bot = estimates[method].get("T6 (new bot)")
+            ours = json.loads(new_bot["by_kind"]).get(kind) if new_bot and new_bot.get("by_kind") else None
+            cells.append(f"{'' if ours is None else f'{ours:.1f}'} / {by_method.get(method, '')}")
+        kinds.append(f"| {kind} | {turns:,} | " + " | ".join(cells) + " |")
+    sources = ", ".join(f"[{Path(t).name}]({Path(t).as_posix().removeprefix('docs/')})" for t in tables)
+    return "\n".join([*lines, "", f"Per-response %, (folds) and (new bot) mean ± standard deviation over their runs; "
+                      f"HCN's published test figure is {HCN_TASK6:g}. By answer kind, the (new bot) row beside the "
+                      "held-back test:", "", *kinds, "",
+                      f"From {sources} by `python -m models.babi.task6_report`; the held-back figures are the "
+                      "maintainers' (`models/babi/paper.py`)."])
+
+
+def main(argv: Sequence[str]) -> None:
+    if len(argv) < 2:
+        raise SystemExit("usage: python -m models.babi.task6_report DOCUMENT TABLE.csv [TABLE.csv ...]")
+    write_block(argv[0], START, END, format_estimates(argv[1:]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
