@@ -36,7 +36,8 @@ def test_the_block_reads_each_method_once_and_sets_the_test_beside_it(tmp_path: 
     block = task6_report.format_estimates([first, second])
     rules = next(line for line in block.splitlines() if "(`rule_based`)" in line)
     test = HELD_BACK_TASK6["rule_based"]
-    assert [cell.strip() for cell in rules.split("|")][2:7] == ["57.9 ±1.6", "52.1 ±5.9", "53.8", f"{test:g}", f"{52.13 - test:+.1f}"]
+    expected = ["57.9 ±1.6", "52.1 ±5.9", "53.8", f"{test:g}", f"{52.13 - test:+.1f}"]
+    assert [cell.strip() for cell in rules.split("|")][2:7] == expected
     tfidf = next(line for line in block.splitlines() if "(`tfidf`)" in line)
     assert [cell.strip() for cell in tfidf.split("|")][2:7] == ["", "2.5 ±0.5", "", "", ""]
     no_match = next(line for line in block.splitlines() if line.startswith("| no_match |"))
