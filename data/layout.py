@@ -20,14 +20,15 @@ TASK_NAMES: dict[int, str] = {
     6: "dstc2",
     7: "banking",
 }
-SPLITS: tuple[str, ...] = ("trn", "dev", "tst", "tst-OOV", "tst-OOT")
+SPLITS: tuple[str, ...] = ("trn", "dev", "tst", "tst-OOV", "tst-OOT", "dev-OOP")
 # Splits a complete corpus holds for a task: the simulated tasks have an OOV test set, converted ones do not.
 SIMULATED_TASKS = frozenset({1, 2, 3, 4, 5})
 SHARED_CANDIDATES = "dialog-babi-candidates.txt"
 SHARED_KB = "dialog-babi-kb-all.txt"
 
-_DIALOG_FILE = re.compile(r"dialog-babi-task(\d+)-(.+)-(trn|dev|tst-OOV|tst-OOT|tst)\.txt")
-# The banking self-play corpus: in-template tests in tst, out-of-template tests in tst-OOT.
+_DIALOG_FILE = re.compile(r"dialog-babi-task(\d+)-(.+)-(trn|dev-OOP|dev|tst-OOV|tst-OOT|tst)\.txt")
+# The banking self-play corpus: in-template tests in tst, out-of-template tests in tst-OOT, and its development
+# challenge sets (the out-of-pattern cases written with the development templates) in dev-OOP.
 BANKING_TASK = 7
 
 
@@ -54,7 +55,7 @@ def task_kb_name(task: int, name: str | None = None) -> str:
 
 def expected_splits(task: int) -> tuple[str, ...]:
     if task == BANKING_TASK:
-        return ("trn", "dev", "tst", "tst-OOT")
+        return ("trn", "dev", "dev-OOP", "tst", "tst-OOT")
     return SPLITS[:4] if task in SIMULATED_TASKS else SPLITS[:3]
 
 

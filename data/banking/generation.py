@@ -1,10 +1,11 @@
 """Write the banking self-play corpus in the dialog-bAbI layout, with its labels in a sidecar file.
 
 Files (task 7, name ``banking``): ``trn`` and ``dev`` (no out-of-pattern phenomenon; their own template thirds),
-``tst`` (in-template tests: training and development templates) and ``tst-OOT`` (out-of-template tests: the
-third of the templates no training or development dialog uses). Each test file holds the non-OOP dialogs and
-every OOP challenge set, single and multiple. The sidecar ``...-labels.jsonl`` gives, per dialog of each file,
-its intent, template split, challenge and the bot turns that answer the phenomenon.
+``dev-OOP`` (the development challenge sets: every OOP case, single and multiple, written with the development
+templates, to choose on), ``tst`` (in-template tests: training and development templates) and ``tst-OOT``
+(out-of-template tests: the third of the templates no training or development dialog uses). Each test file holds the
+non-OOP dialogs and every OOP challenge set, single and multiple. The sidecar ``...-labels.jsonl`` gives, per
+dialog of each file, its intent, template split, challenge and the bot turns that answer the phenomenon.
 
 A dialog depends only on (seed, file, intent, challenge, index), so the same seed gives the same bytes.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 from data import babi_format
 from data.atomic import one_writer, staged_files, write_text_atomic
 from data.banking.domain import INTENTS, sample_profile
-from data.banking.labels import CHALLENGES, MULTIPLE_CHALLENGES, NONE, render_labels
+from data.banking.labels import CHALLENGES, DEV_CHALLENGES, MULTIPLE_CHALLENGES, NONE, render_labels
 from data.banking.selfplay import (
     API,
     APPLICABLE,
@@ -35,8 +36,9 @@ from data.banking.templates import JOINERS, SYSTEM_UTTERANCES, template_thirds
 from data.corpus import SILENCE, CandidateFile, Dialog, DialogFile
 from data.layout import BANKING_TASK, dialog_file_name, task_candidates_name, task_labels_name
 
-TEMPLATES_OF_FILE = {"trn": ("trn",), "dev": ("dev",), "tst": ("trn", "dev"), "tst-OOT": ("OOT",)}
-TEMPLATE_SPLIT_LABEL = {"trn": "trn", "dev": "dev", "tst": "IT", "tst-OOT": "OOT"}
+TEMPLATES_OF_FILE = {"trn": ("trn",), "dev": ("dev",), "tst": ("trn", "dev"), "tst-OOT": ("OOT",),
+                     DEV_CHALLENGES: ("dev",)}
+TEMPLATE_SPLIT_LABEL = {"trn": "trn", "dev": "dev", "tst": "IT", "tst-OOT": "OOT", DEV_CHALLENGES: "dev"}
 MAX_ATTEMPTS = 50
 
 
@@ -46,37 +48,46 @@ class BankingPlan:
     train_dialogs: int = 500  # per intent
     dev_dialogs: int = 100  # per intent
     test_dialogs: int = 200  # per intent and test case, as the paper
+    dev_challenge_dialogs: int | None = None  # per intent and OOP case, in dev-OOP (None: as dev_dialogs)
+
+
+def _challenge_scenarios(count: int) -> list[tuple[Scenario, int]]:
+    chosen = []
+    for challenge in CHALLENGES:
+        chosen += [(Scenario(intent, challenge), count) for intent in INTENTS if intent in APPLICABLE[challenge]]
+    for challenge in MULTIPLE_CHALLENGES:
+        chosen += [(Scenario(intent, challenge, True), count) for intent in MULTIPLE_INTENTS]
+    return chosen
 
 
 def scenarios(plan: BankingPlan, file: str) -> list[tuple[Scenario, int]]:
-    """(scenario, count) of a file: training and development hold plain dialogs only."""
+    """(scenario, count) of a file: training and development hold plain dialogs only, the development challenge
+    sets every OOP case, the tests both."""
     if file == "trn":
         return [(Scenario(intent), plan.train_dialogs) for intent in INTENTS]
     if file == "dev":
         return [(Scenario(intent), plan.dev_dialogs) for intent in INTENTS]
-    chosen = [(Scenario(intent), plan.test_dialogs) for intent in INTENTS]
-    for challenge in CHALLENGES:
-        chosen += [(Scenario(intent, challenge), plan.test_dialogs) for intent in INTENTS
-                   if intent in APPLICABLE[challenge]]
-    for challenge in MULTIPLE_CHALLENGES:
-        chosen += [(Scenario(intent, challenge, True), plan.test_dialogs) for intent in MULTIPLE_INTENTS]
-    return chosen
+    if file == DEV_CHALLENGES:
+        return _challenge_scenarios(plan.dev_dialogs if plan.dev_challenge_dialogs is None
+                                    else plan.dev_challenge_dialogs)
+    return [(Scenario(intent), plan.test_dialogs) for intent in INTENTS] + _challenge_scenarios(plan.test_dialogs)
 
 
 def plan_of(labels: Sequence[dict]) -> BankingPlan:
     """The plan a corpus was generated with, read back from its labels: the seed each line records (0 for a corpus
-    written before it did) and the dialogs per intent of each file (per intent and case for the tests)."""
+    written before it did) and the dialogs per intent of each file (per intent and case for the tests and the
+    development challenge sets)."""
     first = INTENTS[0]
 
-    def count(split: str) -> int:
-        return sum(label["split"] == split and label["intent"] == first and label["challenge"] == NONE
+    def count(split: str, challenge: str = NONE) -> int:
+        return sum(label["split"] == split and label["intent"] == first and label["challenge"] == challenge
                    and not label.get("multiple") for label in labels)
 
     seeds = {label.get("seed", 0) for label in labels}
     if len(seeds) != 1:
         raise ValueError(f"the labels name {len(seeds)} seeds ({sorted(seeds)[:3]}...): not one generated corpus")
     return BankingPlan(seed=seeds.pop(), train_dialogs=count("trn"), dev_dialogs=count("dev"),
-                       test_dialogs=count("tst"))
+                       test_dialogs=count("tst"), dev_challenge_dialogs=count(DEV_CHALLENGES, CHALLENGES[0]))
 
 
 def self_play(seed: int, file: str, scenario: Scenario, index: int) -> SelfPlayDialog:

@@ -23,7 +23,10 @@ REQUIRED = ("split", "dialog", "intent", "templates", "challenge")
 
 # The ``split`` feature of the banking test files: in-template and out-of-template tests.
 SPLIT_FEATURE = {"tst": "IT", "tst-OOT": "OOT"}
-SPLITS = ("trn", "dev", *SPLIT_FEATURE)  # a label's ``split``: the banking files
+# The development challenge sets: every out-of-pattern case written with the development templates, so that a choice
+# about out-of-pattern dialogs is made without a test file.
+DEV_CHALLENGES = "dev-OOP"
+SPLITS = ("trn", "dev", DEV_CHALLENGES, *SPLIT_FEATURE)  # a label's ``split``: the banking files
 TEMPLATE_SPLITS = ("trn", "dev", *SPLIT_FEATURE.values())  # a label's ``templates``
 
 

@@ -73,6 +73,7 @@ def format_banking_markdown(results: BankingResults) -> str:
     routing = [_cell(results.table8.get(("routing", t, m)), None, results.spread8.get(("routing", t, m)))
                if m == "MMN" else "" for t, m in shown]
     lines.append("| MMN dialogs routed to their intent | " + " | ".join(routing) + " | |")
+    lines += _development_rows(results, models)
     table9_models = [m for m in (*TABLE9_COLUMNS, OURS) if m in models]
     lines += ["", "Table 9: multiple out-of-pattern dialogs (the phenomenon twice), per-response accuracy % on the "
                   "bot turns answering it.", "", "| Test case | " + " | ".join(table9_models) + " | turns |",
@@ -94,6 +95,29 @@ def format_banking_markdown(results: BankingResults) -> str:
             lines.append(f"| {CHALLENGE_TITLES.get(challenge, 'OOP Avg.')} | " + " | ".join(cells) + " |")
     lines += ["", *(f"- {note}" for note in results.notes)]
     return "\n".join(lines) + "\n"
+
+
+def _development_rows(results: BankingResults, models: list[str]) -> list[str]:
+    """The development challenge sets' table (``dev`` and ``dev-OOP``, development templates), when scored: the
+    figures every choice about out-of-pattern dialogs is made on, so that no test file chooses anything."""
+    if not any(templates == "dev" for (_, templates, _) in results.table8):
+        return []
+    lines = ["", "The development sets (dev: non-OOP; dev-OOP: each OOP case written with the development templates), "
+                 "per-response accuracy %: what the choices are made on.", "",
+             "| Dev case | " + " | ".join(models) + " | turns |", "| --- |" + " --- |" * (len(models) + 1)]
+    for challenge in (NONE, *CHALLENGES, "average", "routing"):
+        title = {"routing": "MMN dialogs routed to their intent"}.get(challenge, CHALLENGE_TITLES.get(challenge,
+                                                                                                       "OOP Avg."))
+        cells = [_cell(results.table8.get((challenge, "dev", m)), None, results.spread8.get((challenge, "dev", m)))
+                 if challenge != "routing" or m == "MMN" else "" for m in models]
+        turns = results.turns.get((challenge, "dev", False), "")
+        lines.append(f"| {title} | " + " | ".join(cells) + f" | {turns} |")
+    for challenge, _ in [key for key in PAPER_TABLE9 if key[1] == "IT"]:
+        cells = [_cell(results.table9.get((challenge, "dev", m)), None, results.spread9.get((challenge, "dev", m)))
+                 for m in models]
+        lines.append(f"| {CHALLENGE_TITLES[challenge]}, twice | " + " | ".join(cells) +
+                     f" | {results.turns.get((challenge, 'dev', True), '')} |")
+    return lines
 
 
 def format_banking_csv(results: BankingResults) -> str:

@@ -1,7 +1,9 @@
 """Tables 8 and 9 of Majumdar et al. for a corpus holding the banking self-play task: SMN against MMN, and ours.
 
 The methods (``models.banking.methods``, found through the registry) fit on the task loaded once and rank the
-test dialogs of ``tst`` (IT) and ``tst-OOT`` (OOT). Non-OOP rows count every bot turn of the non-OOP test dialogs;
+test dialogs of ``tst`` (IT) and ``tst-OOT`` (OOT), and the development dialogs of ``dev`` and ``dev-OOP`` (the
+development challenge sets: what every choice about out-of-pattern dialogs is made on, reported beside the tests as
+the ``dev`` column). Non-OOP rows count every bot turn of the non-OOP test dialogs;
 an OOP row counts the bot turns that answer the phenomenon (the challenge turns of the labels sidecar), where the
 dialogs differ from anything seen in training. ``dialog benchmark`` calls :func:`benchmark` for every corpus; it
 writes these tables when the banking task is among the tasks asked for.
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from data.banking.generation import generate, plan_of
-from data.banking.labels import CHALLENGES, NONE
+from data.banking.labels import CHALLENGES, DEV_CHALLENGES, NONE
 from data.layout import BANKING_TASK, TaskFiles, discover
 from models import methods as registry
 from models.banking.labelled import LabelledExample, labelled_examples, read_task_labels
@@ -30,6 +32,8 @@ from models.methods import Ranker, Settings, best_answers, note_of, unwrapped
 from models.metrics import percent
 
 TEST_SPLITS = ("tst", "tst-OOT")
+SCORED_SPLITS = ("dev", DEV_CHALLENGES, *TEST_SPLITS)  # the dev column first: where choices are made
+TEMPLATE_GROUPS = ("dev", "IT", "OOT")  # a label's ``templates`` of the scored splits
 METHODS = ("smn", "mmn", "state_ranker")
 COLUMNS = {"smn": "SMN", "mmn": "MMN", "state_ranker": "Ours"}  # the tables' column of each method
 
@@ -48,7 +52,9 @@ def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]
     turns: dict[tuple[str, str, bool], int] = {}
     for name, predicted in answers.items():
         predictions = dict(zip((id(e) for e in tests), predicted, strict=True))
-        for templates in ("IT", "OOT"):
+        for templates in TEMPLATE_GROUPS:
+            if not any(e.templates == templates for e in tests):
+                continue
             for challenge in (NONE, *CHALLENGES):
                 for multiple in (False, True):
                     chosen = [e for e in tests if e.templates == templates and e.challenge == challenge
@@ -64,15 +70,17 @@ def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]
 
 
 def routed_to_intent(mmn: Ranker, tests: Sequence[LabelledExample]) -> dict[str, float]:
-    """Percent of the IT and of the OOT test dialogs MMN's selector sends to the network of their own intent."""
+    """Percent of the dev, IT and OOT dialogs MMN's selector sends to the network of their own intent."""
     network = unwrapped(mmn)
     assert isinstance(network, MultipleMemoryNetwork)
     routed = network.route([e.example for e in tests])
     intents = {e.example.dialog_id: e.intent for e in tests}
     templates = {e.example.dialog_id: e.templates for e in tests}
     shares = {}
-    for kind in ("IT", "OOT"):
+    for kind in TEMPLATE_GROUPS:
         dialogs = [d for d in routed if templates[d] == kind]
+        if not dialogs:
+            continue
         shares[kind] = 100.0 * sum(routed[d] == intents[d] for d in dialogs) / max(len(dialogs), 1)
     return shares
 
@@ -101,7 +109,7 @@ def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], dire
     task = TaskData.load(files)
     labels = read_task_labels(files)
     seed = plan_of(labels).seed
-    tests = [e for split in TEST_SPLITS if split in files.splits for e in labelled_examples(task, split, labels)]
+    tests = [e for split in SCORED_SPLITS if split in files.splits for e in labelled_examples(task, split, labels)]
     examples = [e.example for e in tests]
     settings = Settings(epochs=epochs, seed=seed)
     seconds: dict[str, float] = {}
@@ -112,7 +120,8 @@ def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], dire
         note = f"seed {seed}, {column}: {note_of(ranker)}"
         if name == "mmn":
             routing = routed_to_intent(ranker, tests)
-            note += (f"; test dialogs routed to their intent: IT {routing['IT']:.2f}%, OOT {routing['OOT']:.2f}%")
+            note += "; dialogs routed to their intent: " + ", ".join(f"{kind} {share:.2f}%"
+                                                                      for kind, share in routing.items())
         notes.append(f"{note}; {seconds[column]:.0f} s")
         progress(notes[-1])
         answers[column] = best_answers(ranker, examples)

@@ -68,7 +68,8 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
 @click.option("--dialogs", default=500, show_default=True, type=click.IntRange(min=1),
               help="Training dialogs per intent.")
 @click.option("--dev-dialogs", default=100, show_default=True, type=click.IntRange(min=1),
-              help="Development dialogs per intent.")
+              help="Development dialogs per intent, and per intent and OOP case in the development challenge "
+                   "sets (dev-OOP).")
 @click.option("--test-dialogs", default=200, show_default=True, type=click.IntRange(min=1),
               help="Test dialogs per intent and test case (IT and OOT; non-OOP and each OOP set), as the paper.")
 @click.option("--yes", is_flag=True, help=f"Write a corpus estimated above {LARGE_CORPUS_GB} GB, or above the memory "

@@ -1,30 +1,42 @@
-"""The `dialog` pipeline on a Movie Dialog corpus (the tiny world): examples per exchange, the joint MemN2N trained
-from the stream (``models.movie.streamed``, tested here rather than on its own: a run costs most of the time),
-hits@k per task, the blessed model pushed and answering raw text."""
+"""The `dialog` pipeline on a Movie Dialog corpus (the tiny world), run once as a user runs it (`dialog generate
+movies --scale tiny`, then `dialog pipeline --quick` in a process of its own, stderr to a file as a log is, no
+--quiet): examples per exchange, the joint MemN2N trained from the stream (``models.movie.streamed``, tested here
+rather than on its own: a run costs most of the time), hits@k per task, the blessed model pushed and answering raw
+text. The tiny world's training split is smaller than one batch of the quick profile: it trains on partial batches."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 import tensorflow as tf
 
 from data.movie.tasks import MoviePlan, generate
-from models.movie.profiles import MovieProfile
+from models.movie.profiles import PROFILES
 from models.movie.streamed import StreamedConfig
-from pipeline.local_runner import run
+from pipeline.local_runner import paths
 from pipeline.summary import run_summary
 
-SMALL = StreamedConfig(embedding_dim=16, epochs=2, batch_size=32, sampled=100, shuffle_buffer=500)
-TINY = MovieProfile(name="tiny", memn2n=SMALL, min_accuracy=0.0)
+QUICK = PROFILES["quick"]
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    corpus = tmp_path_factory.mktemp("movies")
-    generate(MoviePlan(seed=2, scale="tiny"), corpus)
-    located = run(root=tmp_path_factory.mktemp("run"), data=corpus, profile=TINY)
-    return {**located, "summary": run_summary(located["metadata"], TINY.products()), "corpus": corpus}
+    """Before, the epoch had 0 steps (the stream shorter than one execution of 8 steps) and Keras' epoch line failed
+    with `math domain error` when stderr was a file."""
+    corpus, root = tmp_path_factory.mktemp("movies"), tmp_path_factory.mktemp("run")
+    log = root / "stderr.log"
+    generate(MoviePlan(seed=0, scale="tiny"), corpus, runner="local")
+    with open(log, "w") as stderr:
+        ran = subprocess.run([sys.executable, "-m", "pipeline.cli", "pipeline", "--quick", "--data", str(corpus),
+                              "--root", str(root / "r")], stdout=subprocess.PIPE, stderr=stderr, text=True,
+                             check=False)
+    assert ran.returncode == 0, log.read_text()[-3000:]
+    located = paths((root / "r").resolve())
+    return {**located, "printed": json.loads(ran.stdout.strip().splitlines()[-1]),
+            "summary": run_summary(located["metadata"], QUICK.products()), "corpus": corpus}
 
 
 def test_examples_are_exchanges_with_the_candidate_set_beside_them(finished: dict) -> None:
@@ -76,7 +88,7 @@ def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finishe
 def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) -> None:
     from pipeline.report import write_report
 
-    page = write_report(finished["pipeline_root"].parent.parent, TINY.products())
+    page = write_report(finished["pipeline_root"].parent.parent, QUICK.products())
     text = page.read_text()
     assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
     assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()
@@ -91,21 +103,10 @@ def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) ->
     assert 'id="memn2n"' in page.read_text() and 'id="embeddings"' not in page.read_text()  # quick: MemN2N alone
 
 
-def test_a_training_split_smaller_than_a_batch_trains_through_the_cli(tmp_path) -> None:
-    """`dialog generate movies --scale tiny` then `dialog pipeline --quick`, stderr to a file as a log is: the epoch
-    had 0 steps (the stream shorter than one execution of 8 steps) and Keras' epoch line failed with `math domain
-    error`. Run as a user runs it: the CLI, no --quiet."""
-    import subprocess
-    import sys
-
-    corpus, root, log = tmp_path / "movies", tmp_path / "root", tmp_path / "stderr.log"
-    generate(MoviePlan(seed=0, scale="tiny"), corpus, runner="local")
-    with open(log, "w") as stderr:
-        ran = subprocess.run([sys.executable, "-m", "pipeline.cli", "pipeline", "--quick", "--data", str(corpus),
-                              "--root", str(root)], stdout=subprocess.PIPE, stderr=stderr, text=True, check=False)
-    assert ran.returncode == 0, log.read_text()[-3000:]
-    summary = json.loads(ran.stdout.strip().splitlines()[-1])
-    assert summary["model"] == "memn2n" and summary["pushed_model"], summary
+def test_the_command_prints_the_pushed_product_model(finished: dict) -> None:
+    printed = finished["printed"]
+    assert printed["model"] == "memn2n" and printed["pushed_model"], printed
+    assert printed["pushed_model"] == finished["summary"]["pushed_model"]
 
 
 def test_steps_per_execution_never_exceed_the_batches_of_the_stream(tmp_path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def _user_utterances(path: Path) -> list[str]:
 
 def test_corpus_is_a_valid_dialog_babi_directory_with_labels(corpus: Path) -> None:
     files = discover(corpus)[7]
-    assert files.name == "banking" and sorted(files.splits) == ["dev", "trn", "tst", "tst-OOT"]
+    assert files.name == "banking" and sorted(files.splits) == ["dev", "dev-OOP", "trn", "tst", "tst-OOT"]
     assert validate_corpus(corpus).ok
     labels = read_labels(corpus / "dialog-babi-task7-banking-labels.jsonl")
     for split, path in files.splits.items():
@@ -56,6 +57,32 @@ def test_corpus_is_a_valid_dialog_babi_directory_with_labels(corpus: Path) -> No
                 assert invalid_in_a_row <= 3
             elif line.text.endswith(" R_status valid"):
                 invalid_in_a_row = 0
+
+
+def test_the_development_challenge_sets_hold_every_test_case_in_development_wording(corpus: Path) -> None:
+    """dev-OOP: each OOP case of the tests (single and multiple), as many dialogs per intent and case as dev has per
+    intent, every user turn in a development template, no non-OOP dialog; the other files do not change for it."""
+    labels = read_labels(corpus / "dialog-babi-task7-banking-labels.jsonl")
+    development = [label for label in labels if label["split"] == "dev-OOP"]
+    cases = {(label["intent"], label["challenge"], label["multiple"]) for label in labels if label["split"] == "tst"
+             and label["challenge"] != NONE}
+    assert {(label["intent"], label["challenge"], label["multiple"]) for label in development} == cases
+    assert len(development) == PLAN.dev_dialogs * len(cases)
+    assert {label["templates"] for label in development} == {"dev"} and all(d["challenge_turns"] for d in development)
+    thirds = template_thirds()
+    forms = [re.compile(re.sub(r"\\\{\w+\\\}", r"\\S+", re.escape(template)))
+             for form in USER_TEMPLATES for template in thirds[form]["dev"]]
+    joiners = [re.compile(re.escape(joiner).replace(r"\{first\}", "(.+)").replace(r"\{second\}", "(.+)"))
+               for joiner in JOINERS.values()]
+
+    def developed(utterance: str) -> bool:
+        if any(form.fullmatch(utterance) for form in forms):
+            return True
+        return any((m := joiner.fullmatch(utterance)) and all(developed(part) for part in m.groups())
+                   for joiner in joiners)
+
+    utterances = _user_utterances(corpus / "dialog-babi-task7-banking-dev-OOP.txt")
+    assert utterances and all(developed(u) for u in utterances), [u for u in utterances if not developed(u)][:3]
 
 
 def test_same_seed_same_bytes(corpus: Path, tmp_path: Path) -> None:
@@ -231,7 +258,7 @@ def test_new_api_marks_only_checks_training_never_answers_an_opening_with() -> N
 
 def test_the_plan_is_read_back_from_the_labels(corpus: Path) -> None:
     labels = read_labels(corpus / "dialog-babi-task7-banking-labels.jsonl")
-    assert plan_of(labels) == PLAN
+    assert plan_of(labels) == replace(PLAN, dev_challenge_dialogs=PLAN.dev_dialogs)
     assert plan_of([{k: v for k, v in label.items() if k != "seed"} for label in labels]).seed == 0
     with pytest.raises(ValueError, match="2 seeds"):
         plan_of([*labels, {**labels[0], "seed": 9}])
