@@ -8,22 +8,34 @@ every value and slot type of a dialog, four facts any dialog of the format has: 
 sent to an API since (pending), was it said in the last user turn, was it in the last API call or in the results since,
 and what the latest result line about it said. No feature names a banking slot, API or challenge case.
 
-A candidate's score is the sum of two learned terms:
+A candidate's score is the sum of three learned terms:
 
-* **template term**: the dialog (the delexicalised last user turn, the words of the user's earlier turns, the
-  previous bot action's template and what the last line was) against the candidate's template (its entities
-  replaced by their types); words training never showed are left out. It sees no slot's state: which slot to ask
-  for or check is left to the filling term, whose weights every slot shares, so that a combination of slots
-  training never showed (a reordered flow, a new opening) is scored as the known ones are;
+* **act term**: the dialog (the delexicalised last user turn, the words of the user's earlier turns, what the last
+  line was, and the tracked state: every slot type's facts and how many types have each kind of latest result)
+  against the candidate's act, its template with every slot type made one (``api_call check_<slot> <value>``;
+  every request one act). Which act comes next ("check the value just given", "ask for a missing slot", the final
+  call) is learned once for every slot, from the state;
+* **template term**: the same dialog against the candidate's template (its entities replaced by their types), as a
+  log-softmax within the templates of one act: it orders the templates of an act (which slot to ask for first) and
+  cannot make one act win over another;
 * **filling term**: a small network over the candidate's own features, shared by every candidate: the tracked facts
   of its values (``value_state``) and of its slot types, a request's the slot it asks for (``slot_state``).
 
+Neither term reads the previous bot action's template: learned from it, the flows of training decided the next
+action, and a flow training never showed (a compressed turn, two slots in an opening, another order, an unasked
+slot, an extra value) was answered as the nearest training flow; read from the state, the same decisions
+generalise. That choice, and the act term's, were made on the development challenge sets (``dev-OOP``), never on a
+test file (docs/banking.md).
+
 Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
-``history`` (the words, not the entities, of the user's earlier turns: the intent is said once, at the start) and
-``previous_action`` (the previous bot action's template and what the last line was: the user's turn, a result of
-some kind, a bot line), the template term's. Training leaves each word
-of the user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs
-in TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way.
+``history`` (the words, not the entities, of the user's earlier turns: the intent is said once, at the start),
+``last_line`` (what the last line was: the user's turn, a result of some kind, a bot line), ``state_counts`` (how
+many slot types have each kind of latest result, and how many values are pending: the dialog's progress without
+naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user turn, its latest result),
+the act and template terms' inputs, and ``act_term`` (the act term, its within-act normalisation with it). Training
+leaves each word of the user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The
+featurisation runs in TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score
+the same way; training computes each example's facts once, not once per step.
 """
 
 from __future__ import annotations
@@ -43,7 +55,8 @@ from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
-FEATURE_GROUPS = ("value_state", "slot_state", "history", "previous_action")
+FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term")
+COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
 
 
 @dataclass(frozen=True)
@@ -90,6 +103,36 @@ def _per_type(values: tf.Tensor, value_type: tf.Tensor, types: int) -> tf.Tensor
     return tf.maximum(tf.transpose(out), -1)
 
 
+def act_of(template: str, lexicon: SlotLexicon) -> str:
+    """A template's act: every request one act; otherwise each entity type made ``<value>`` and each word naming a
+    slot type after ``_`` (``check_amount``) made ``<slot>``, longest type first. Learned names only: no slot or API
+    is named here."""
+    if template in lexicon.request_types:
+        return "<request>"
+    types = sorted(lexicon.slot_types, key=len, reverse=True)
+    words = []
+    for word in template.split(" "):
+        if word.startswith("<") and word.endswith(">"):
+            words.append("<value>")
+            continue
+        words.append(next((word[:-len(t)] + "<slot>" for t in types if word.endswith(f"_{t}")), word))
+    return " ".join(words)
+
+
+def within_acts(logits: tf.Tensor, template_acts: tf.Tensor, acts: int) -> tf.Tensor:
+    """[B, templates] logits -> their log-softmax within each act (``template_acts``: each template's act): the
+    probabilities of one act's templates sum to 1, whatever another act's are."""
+    by_act = tf.transpose(logits)  # [templates, B]
+    top = tf.math.unsorted_segment_max(by_act, template_acts, acts)
+    total = tf.math.unsorted_segment_sum(tf.exp(by_act - tf.gather(top, template_acts)), template_acts, acts)
+    return tf.transpose(by_act - tf.gather(top + tf.math.log(total), template_acts))
+
+
+def _counts(values: tf.Tensor, depth: int) -> tf.Tensor:
+    """[B, ...] counts -> [B, ..., COUNT_BUCKETS] one-hot (the last bucket: that many or more)."""
+    return tf.one_hot(tf.minimum(values, COUNT_BUCKETS - 1), depth)
+
+
 def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
     """[B, C, P, F] over P where ``mask`` [C, P] holds (0 where none)."""
     weights = tf.cast(mask, features.dtype)[tf.newaxis, :, :, tf.newaxis]
@@ -98,10 +141,12 @@ def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
 
 
 class StateFeatures(tf.Module):
-    """Raw dialogs (``memory``/``memory_speaker`` [B, M], ``query`` [B]) to the state ranker's inputs: the
-    delexicalised word ids of the query [B, W], the word ids of the earlier user turns (entities left out)
-    [B, M W], the previous bot action's template id [B] (0: none), the last line's kind [B, K + 3] and every
-    candidate's features [B, C, F]."""
+    """Raw dialogs (``memory``/``memory_speaker`` [B, M], ``query`` [B]) to the state ranker's inputs in two steps:
+    :meth:`facts`, what one example says (the delexicalised word ids of the query [B, W], the word ids of the earlier
+    user turns, entities left out [B, H], the last line's kind
+    [B, K + 3], the state counts [B, (K + 1) * 5], and the facts of every value [B, V, 4 + K] and slot type
+    [B, T, 2 + K]), computed once per example in training; and :meth:`candidate_features`, every candidate's
+    features [B, C, F] from those facts, in each step."""
 
     def __init__(self, lexicon: SlotLexicon, candidates: Sequence[str], words: Sequence[str],
                  removed: Sequence[str] = (), name: str | None = None) -> None:
@@ -119,7 +164,6 @@ class StateFeatures(tf.Module):
         # add noise, and unseen wordings are what the IT and OOT tests hold).
         self.word_index = _table(["", *words], 0)
         self.templates = sorted({lexicon.template(c) for c in candidates})
-        self.template_index = _table(["", *self.templates], 0)  # 0: no previous bot action, or an unknown one
         self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
         # Each candidate's values (padding: V) and slot types (its values' and, for a request, the slot it asks for).
         value_of = {v: i for i, v in enumerate(values)}
@@ -132,6 +176,10 @@ class StateFeatures(tf.Module):
         self.cand_types, self.type_mask = self._padded(cand_types, len(slot_types))
         self.category = tf.constant([[bool(vs), not vs and bool(ts), not vs and not ts]
                                      for vs, ts in zip(cand_values, cand_types, strict=True)], tf.float32)
+        self.acts = sorted({act_of(template, lexicon) for template in self.templates})
+        self.template_acts = [self.acts.index(act_of(template, lexicon)) for template in self.templates]
+        self.act_of = tf.constant([self.acts.index(act_of(lexicon.template(c), lexicon)) for c in candidates],
+                                  tf.int32)
 
     @staticmethod
     def _padded(rows: list[list[int]], pad: int) -> tuple[tf.Tensor, tf.Tensor]:
@@ -146,7 +194,8 @@ class StateFeatures(tf.Module):
         typed = self.type_words.lookup(words)
         return tf.where(tf.equal(typed, ""), words, typed)
 
-    def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+    def facts(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        """What each example says, before any candidate (the groups an ablation removes already zero)."""
         batch = tf.shape(query)[0]
         lines = tf.concat([memory, query[:, tf.newaxis]], axis=1)  # [B, L]: the query is the last line
         speakers = tf.concat([memory_speaker, tf.fill([batch, 1], "user")], axis=1)
@@ -197,12 +246,30 @@ class StateFeatures(tf.Module):
         last_line = tf.concat([tf.one_hot(tf.where(user_spoke | last_is_bot, 0, last_kind), self.kind_count),
                                tf.cast(tf.stack([user_spoke, ~user_spoke & last_is_bot, last_memory < 0], -1),
                                        tf.float32)], axis=-1)
-        # The previous bot action's template.
-        last_bot = tf.reduce_max(tf.where(is_bot, index, -1), axis=1)
-        bot_line = tf.gather(lines, tf.maximum(last_bot, 0)[:, tf.newaxis], batch_dims=1)[:, 0]
-        bot_template = tf.strings.reduce_join(self.delexicalise(bot_line), axis=-1, separator=" ")
-        previous = tf.where(last_bot >= 0, self.template_index.lookup(bot_template), 0)
-        # The candidates' features: their values' facts and their slot types'.
+        # The dialog's progress, no slot named: per result kind, how many slot types have it as their latest (kind 0:
+        # none yet), and how many values are pending.
+        kinds_of_types = tf.reduce_sum(tf.one_hot(tf.where(type_code >= 0, type_kind, 0), self.kind_count,
+                                                  dtype=tf.int32), axis=1)  # [B, K]
+        pending_values = tf.reduce_sum(tf.cast(pending, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
+        counts = _counts(tf.concat([kinds_of_types, pending_values], axis=1), COUNT_BUCKETS)
+        state_counts = tf.reshape(counts, [batch, (self.kind_count + 1) * COUNT_BUCKETS])
+        if "last_line" in self.removed:
+            last_line = tf.zeros_like(last_line)
+        if "state_counts" in self.removed:
+            state_counts = tf.zeros_like(state_counts)
+        query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
+        # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
+        earlier = (is_user & (index < query_line))[:, :, tf.newaxis] & tf.equal(self.type_words.lookup(words), "")
+        history = tf.reshape(tf.where(earlier, self.word_index.lookup(words), 0), [batch, -1])
+        if "history" in self.removed:
+            history = tf.zeros_like(history)
+        return {"query_words": query_words, "history_words": history, "last_line": last_line,
+                "state_counts": state_counts, "value_features": value_features, "type_features": type_features}
+
+    def candidate_features(self, value_features: tf.Tensor, type_features: tf.Tensor) -> tf.Tensor:
+        """[B, C, F]: each candidate's values' facts (every one and some one of them), its slot types', its
+        category (values, a request, neither)."""
+        batch = tf.shape(value_features)[0]
         padded_values = tf.pad(value_features, [[0, 0], [0, 1], [0, 0]])
         of_values = tf.gather(padded_values, self.cand_values, axis=1)  # [B, C, P, 4 + K]
         mask = self.value_mask
@@ -220,31 +287,47 @@ class StateFeatures(tf.Module):
             candidate_values = tf.zeros_like(candidate_values)
         if "slot_state" in self.removed:
             candidate_types = tf.zeros_like(candidate_types)
-        if "previous_action" in self.removed:
-            previous, last_line = tf.zeros_like(previous), tf.zeros_like(last_line)
         category = tf.broadcast_to(self.category[tf.newaxis], [batch, tf.shape(self.category)[0], 3])
-        candidate = tf.concat([candidate_values, candidate_types, category], axis=-1)
-        query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
-        # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
-        earlier = (is_user & (index < query_line))[:, :, tf.newaxis] & tf.equal(self.type_words.lookup(words), "")
-        history = tf.reshape(tf.where(earlier, self.word_index.lookup(words), 0), [batch, -1])
-        if "history" in self.removed:
-            history = tf.zeros_like(history)
-        return {"query_words": query_words, "history_words": history, "previous": previous, "last_line": last_line,
-                "candidate": candidate}
+        return tf.concat([candidate_values, candidate_types, category], axis=-1)
+
+    def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        """The scorer's inputs from raw dialogs: the facts, and the candidates' features in place of the values' and
+        slot types' facts."""
+        return scorer_inputs(self, self.facts(memory, memory_speaker, query))
+
+
+def scorer_inputs(features: StateFeatures, facts: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+    """The scorer's inputs from an example's facts (:meth:`StateFeatures.facts`, computed now or cached)."""
+    inputs = {key: tf.cast(value, tf.float32) if key in ("last_line", "state_counts") else value
+              for key, value in facts.items() if key not in ("value_features", "type_features")}
+    type_features = tf.cast(facts["type_features"], tf.float32)
+    # Every slot type's facts, for the template and act terms: which types are pending, and their latest results.
+    inputs["dialog_state"] = tf.reshape(type_features, [-1, features.type_count * (features.kind_count + 2)])
+    if "dialog_state" in features.removed:
+        inputs["dialog_state"] = tf.zeros_like(inputs["dialog_state"])
+    inputs["candidate"] = features.candidate_features(tf.cast(facts["value_features"], tf.float32),
+                                                      tf.cast(facts["type_features"], tf.float32))
+    return inputs
 
 
 class StateScorer(keras.Model):
-    """The two terms: template (the dialog against each template) and filling (each candidate's features)."""
+    """The three terms: template and act (the dialog against each template, and against each act) and filling
+    (each candidate's features)."""
 
-    def __init__(self, words: int, templates: int, template_of: Sequence[int], config: StateConfig) -> None:
+    def __init__(self, words: int, templates: int, template_of: Sequence[int], config: StateConfig,
+                 acts: int = 0, act_of: Sequence[int] = (), template_acts: Sequence[int] = ()) -> None:
         super().__init__()
         init = keras.initializers.RandomNormal(stddev=0.1, seed=config.seed)
         self.words = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
         self.history = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
-        self.previous = keras.layers.Embedding(templates + 1, config.dim, embeddings_initializer=init)
         self.hidden = keras.layers.Dense(config.dim, activation="relu", kernel_initializer=init)
         self.template_layer = keras.layers.Dense(templates, kernel_initializer=init)
+        self.use_acts = "act_term" not in config.removed and acts > 0
+        if self.use_acts:
+            self.act_hidden = keras.layers.Dense(config.dim, activation="relu", kernel_initializer=init)
+            self.act_layer = keras.layers.Dense(acts, kernel_initializer=init)
+            self.act_of = tf.constant(list(act_of), tf.int32)
+            self.template_acts, self.acts = tf.constant(list(template_acts), tf.int32), acts
         self.filler_hidden = keras.layers.Dense(config.filler_units, activation="relu", kernel_initializer=init)
         self.filler_out = keras.layers.Dense(1, kernel_initializer=init)
         self.template_of = tf.constant(list(template_of), tf.int32)
@@ -259,11 +342,19 @@ class StateScorer(keras.Model):
     def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
         query = self._bag(self.words, inputs["query_words"], training)
         history = self._bag(self.history, inputs["history_words"], training)
-        hidden = self.hidden(tf.concat([query, history, self.previous(inputs["previous"]), inputs["last_line"]],
-                                       axis=-1))
-        template = tf.gather(self.template_layer(hidden), self.template_of, axis=1)  # [B, C]
-        filling = self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
-        return template + filling
+        # No previous template: read from the state, the flow of a dialog generalises to orders training never
+        # showed (the module's docstring).
+        dialog = [query, history, inputs["last_line"], inputs["state_counts"], inputs["dialog_state"]]
+        templates = self.template_layer(self.hidden(tf.concat(dialog, axis=-1)))  # [B, templates]
+        if not self.use_acts:
+            return tf.gather(templates, self.template_of, axis=1) + self.filler_out(
+                self.filler_hidden(inputs["candidate"]))[..., 0]
+        # With acts, the template term only orders the templates of one act (a log-softmax within each act): which
+        # act comes next is the act term's, from the dialog and every slot type's facts, as its acts name no slot.
+        within = within_acts(templates, self.template_acts, self.acts)
+        hidden = self.act_hidden(tf.concat(dialog, axis=-1))
+        score = tf.gather(within, self.template_of, axis=1) + tf.gather(self.act_layer(hidden), self.act_of, axis=1)
+        return score + self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
 
 
 class StateServingModule(DialogServingModule):
@@ -287,16 +378,44 @@ class StateServingModule(DialogServingModule):
                 "attention": attention}
 
 
-def _batches(examples: Sequence[TurnExample], answers: np.ndarray, size: int, rng: np.random.Generator | None
-             ) -> list[tuple[tf.Tensor, ...]]:
-    order = rng.permutation(len(examples)) if rng is not None else np.arange(len(examples))
-    out = []
+FACT_DTYPES = {"query_words": np.int32, "history_words": np.int32, "last_line": np.uint8,
+               "state_counts": np.uint8, "value_features": np.uint8, "type_features": np.uint8}
+
+
+def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size: int = 256
+                 ) -> dict[str, np.ndarray]:
+    """Every example's facts, computed once (the raw dialogs parsed in batches of ``size``), as arrays of one row
+    per example: the word ids packed to the front of their row (the bags ignore order and padding), the flags as
+    bytes (they are 0 or 1). The steps then gather the candidates' features from these, and parse nothing."""
+    compute = tf.function(features.facts, input_signature=[tf.TensorSpec([None, None], tf.string),
+                                                           tf.TensorSpec([None, None], tf.string),
+                                                           tf.TensorSpec([None], tf.string)])
+    parts: dict[str, list[np.ndarray]] = {key: [] for key in FACT_DTYPES}
     for start in range(0, len(examples), size):
-        chosen = order[start:start + size]
-        memory, speaker, query = pad_batch([examples[i] for i in chosen])
-        out.append((tf.constant(memory, tf.string), tf.constant(speaker, tf.string), tf.constant(query, tf.string),
-                    tf.constant(answers[chosen], tf.int32)))
+        memory, speaker, query = pad_batch(examples[start:start + size])
+        facts = compute(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
+                        tf.constant(query, tf.string))
+        for key, value in facts.items():
+            parts[key].append(value.numpy())
+    out = {}
+    for key, dtype in FACT_DTYPES.items():
+        if key in ("query_words", "history_words"):  # ids packed to the front, padded to the widest row
+            rows = [row[row > 0] for part in parts[key] for row in part]
+            width = max((len(row) for row in rows), default=0) or 1
+            packed = np.zeros((len(rows), width), dtype)
+            for i, row in enumerate(rows):
+                packed[i, :len(row)] = row
+            out[key] = packed
+        else:
+            out[key] = np.concatenate(parts[key]).astype(dtype) if parts[key] else np.zeros((0,), dtype)
     return out
+
+
+def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, rng: np.random.Generator | None
+                  ) -> list[tuple[dict[str, tf.Tensor], tf.Tensor]]:
+    order = rng.permutation(len(answers)) if rng is not None else np.arange(len(answers))
+    return [({key: tf.constant(value[order[start:start + size]]) for key, value in facts.items()},
+             tf.constant(answers[order[start:start + size]], tf.int32)) for start in range(0, len(answers), size)]
 
 
 def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top_k: int = 10,
@@ -311,17 +430,19 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     lexicon = SlotLexicon.learn(trn)
     words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
     features = StateFeatures(lexicon, candidates, words, config.removed)
-    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config)
+    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
+                         len(features.acts), features.act_of.numpy().tolist(), features.template_acts)
     index = {c: i for i, c in enumerate(candidates)}
     trn_answers = np.array([index[e.answer] for e in trn])
     dev_answers = np.array([index[e.answer] for e in dev])
+    trn_facts, dev_facts = cached_facts(features, trn), cached_facts(features, dev)
     optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=40.0)
-    signature = [tf.TensorSpec([None, None], tf.string), tf.TensorSpec([None, None], tf.string),
-                 tf.TensorSpec([None], tf.string), tf.TensorSpec([None], tf.int32)]
+    signature = [{key: tf.TensorSpec([None, *value.shape[1:]], tf.as_dtype(value.dtype))
+                  for key, value in trn_facts.items()}, tf.TensorSpec([None], tf.int32)]
 
     @tf.function(input_signature=signature)
-    def step(memory: tf.Tensor, speaker: tf.Tensor, query: tf.Tensor, answer: tf.Tensor) -> tf.Tensor:
-        inputs = features(memory, speaker, query)
+    def step(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
+        inputs = scorer_inputs(features, facts)
         with tf.GradientTape() as tape:
             logits = scorer(inputs, training=True)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(answer, logits))
@@ -329,16 +450,18 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
         optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
         return loss
 
-    @tf.function(input_signature=signature)
-    def correct(memory: tf.Tensor, speaker: tf.Tensor, query: tf.Tensor, answer: tf.Tensor) -> tf.Tensor:
-        logits = scorer(features(memory, speaker, query))
+    @tf.function(input_signature=[{key: tf.TensorSpec([None, None] if key.endswith("_words") else
+                                                      [None, *value.shape[1:]], tf.as_dtype(value.dtype))
+                                   for key, value in trn_facts.items()}, tf.TensorSpec([None], tf.int32)])
+    def correct(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
+        logits = scorer(scorer_inputs(features, facts))
         return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))
 
     rng = np.random.default_rng(config.seed)
-    dev_batches = _batches(dev, dev_answers, 256, None)
+    dev_batches = _fact_batches(dev_facts, dev_answers, 256, None)
     best, best_epoch, best_weights, history = -1.0, 0, None, []
     for epoch in range(1, config.epochs + 1):
-        losses = [float(step(*batch)) for batch in _batches(trn, trn_answers, config.batch_size, rng)]
+        losses = [float(step(*batch)) for batch in _fact_batches(trn_facts, trn_answers, config.batch_size, rng)]
         if not np.isfinite(losses[-1]):
             raise ValueError(f"state ranker: the loss became {losses[-1]} in epoch {epoch}")
         accuracy = round(100.0 * sum(int(correct(*b)) for b in dev_batches) / max(len(dev), 1), 2)

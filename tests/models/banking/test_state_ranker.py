@@ -10,7 +10,16 @@ import pytest
 import tensorflow as tf
 
 from models.banking.slots import SlotLexicon
-from models.banking.state_ranker import StateConfig, StateFeatures, train_state_ranker
+from models.banking.state_ranker import (
+    COUNT_BUCKETS,
+    StateConfig,
+    StateFeatures,
+    act_of,
+    cached_facts,
+    scorer_inputs,
+    train_state_ranker,
+    within_acts,
+)
 from models.examples import TaskData
 from models.methods import best_answers
 from models.serving.ranker import SavedModelRanker
@@ -33,7 +42,7 @@ def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_r
               "api_call check_account savings", "savings R_status valid", "who would you like to send the money to ?",
               "anna", "api_call check_partner anna", "anna R_status invalid"]
     speakers = ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"]
-    features, out = _features(memory, speakers, "yes , to megan")
+    _, out = _features(memory, speakers, "yes , to megan")
     candidate = out["candidate"]  # [C, F]: every value / some value pending, in query, in last call, in results...
     megan, anna, savings = (CANDIDATES.index(c) for c in CANDIDATES[:3])
     assert candidate[megan, :8].tolist() == [1, 1, 0, 0] * 2  # said in this turn, never checked
@@ -48,11 +57,66 @@ def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_r
     request = CANDIDATES.index("which account would you like to use ?")
     type_kinds = candidate[request, 8 + len(kinds) + 2:8 + 2 * len(kinds) + 2]
     assert type_kinds[kinds.index("R_status valid")] == 1 and candidate[request, -3:].tolist() == [0, 1, 0]
-    assert features.templates[out["previous"] - 1] == "api_call check_partner <partner>"
     assert out["query_words"].tolist() == [1, 2, 3, 4]  # "yes , to <partner>": the query delexicalised
     assert out["last_line"][-3:].tolist() == [1, 0, 0]  # the user spoke
     history = out["history_words"]
     assert history[history > 0].tolist() == [3]  # "to" (send money to): earlier words, not entities (anna)
+
+
+def test_an_act_is_its_template_with_every_slot_made_one() -> None:
+    """Checks of any slot are one act, every request one act; final calls stay apart (their API names no slot)."""
+    lexicon = SlotLexicon.learn(_examples())
+    acts = {c: act_of(lexicon.template(c), lexicon) for c in CANDIDATES}
+    assert acts["api_call check_partner megan"] == acts["api_call check_account savings"] == \
+        "api_call check_<slot> <value>"
+    assert acts["api_call check_amount savings 100"] == "api_call check_<slot> <value> <value>"
+    assert acts["which account would you like to use ?"] == acts["who would you like to send the money to ?"] == \
+        "<request>"
+    assert acts["api_call end_call"] == "api_call end_call"
+    final = act_of("api_call transfer <account> <partner> <amount>", lexicon)
+    assert final == "api_call transfer <value> <value> <value>"
+
+
+def test_the_template_term_orders_templates_within_their_act_only() -> None:
+    logits = tf.constant([[3.0, 1.0, -2.0, 7.0], [0.0, 0.0, 5.0, 5.0]])
+    within = within_acts(logits, tf.constant([0, 0, 1, 0]), 2).numpy()
+    for row, raw in zip(within, logits.numpy(), strict=True):
+        np.testing.assert_allclose(np.exp(row[[0, 1, 3]]).sum(), 1.0, rtol=1e-6)
+        assert row[2] == pytest.approx(0.0, abs=1e-6)  # an act of one template: probability 1
+        assert np.argsort(row[[0, 1, 3]]).tolist() == np.argsort(raw[[0, 1, 3]]).tolist()
+
+
+def test_the_state_counts_say_how_far_the_dialog_is_without_naming_a_slot() -> None:
+    memory = ["i want to send money", "which account would you like to use ?", "my savings account",
+              "api_call check_account savings", "savings R_status valid", "who would you like to send the money to ?",
+              "anna", "api_call check_partner anna", "anna R_status invalid"]
+    speakers = ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"]
+    _, out = _features(memory, speakers, "yes , to megan and 100")
+    kinds = SlotLexicon.learn(_examples()).kinds
+    counts = out["state_counts"].reshape(len(kinds) + 1, COUNT_BUCKETS)
+    assert counts[kinds.index("R_status valid")].argmax() == 1  # the account
+    assert counts[kinds.index("R_status invalid")].argmax() == 1  # the partner
+    assert counts[0].argmax() == min(len(SlotLexicon.learn(_examples()).slot_types) - 2, COUNT_BUCKETS - 1)
+    assert counts[-1].argmax() == 2  # megan and 100 said, not checked
+
+
+def test_cached_facts_give_the_inputs_of_the_raw_dialogs() -> None:
+    """Training reads each example's facts once (ids packed, flags as bytes); the scorer's inputs from them are the
+    served model's, from the raw dialog."""
+    lexicon = SlotLexicon.learn(_examples())
+    examples = _examples()
+    features = StateFeatures(lexicon, CANDIDATES, ["yes", ",", "to", "<partner>", "my", "account", "the", "one"])
+    cached = cached_facts(features, examples, size=3)
+    assert cached["value_features"].dtype == np.uint8 and len(cached["last_line"]) == len(examples)
+    from_cache = scorer_inputs(features, {key: tf.constant(value) for key, value in cached.items()})
+    for i, example in enumerate(examples):
+        raw = features(tf.constant([list(example.memory) or [""]]), tf.constant([list(example.memory_speaker) or
+                                                                                 [""]]), tf.constant([example.query]))
+        np.testing.assert_allclose(from_cache["candidate"][i], raw["candidate"][0])
+        for key in ("last_line", "state_counts", "dialog_state"):
+            np.testing.assert_allclose(np.asarray(from_cache[key][i], np.float32), raw[key][0])
+        for key in ("query_words", "history_words"):
+            assert sorted(w for w in from_cache[key][i].numpy() if w) == sorted(w for w in raw[key][0].numpy() if w)
 
 
 def test_a_value_said_again_after_its_check_is_pending_again() -> None:
