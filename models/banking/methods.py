@@ -83,8 +83,10 @@ def _state_ranker(removed: tuple[str, ...] = ()) -> Callable[[TaskData, Path, Se
                   StateConfig(epochs=min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), seed=settings.seed,
                               removed=removed))
         summary = train_state_ranker(task, work_dir, config, settings.top_k, progress=settings.verbose > 0)
-        note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {settings.chosen_on} "
-                f"({summary['dev_per_response_accuracy']}%), {summary['templates']} templates, slot types learned: "
+        challenges = summary.get("dev-OOP_per_response_accuracy")
+        note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {summary['chosen_on']} "
+                f"({summary['dev_per_response_accuracy']}%" + (f", {challenges}%" if challenges is not None else "") +
+                f"), {summary['templates']} templates, slot types learned: "
                 f"{', '.join(summary['slot_types'])}" + (f"; without {', '.join(removed)}" if removed else ""))
         return Fitted(ExportedRanker(Path(work_dir)), note, summary)
 
