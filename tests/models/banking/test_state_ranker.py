@@ -30,6 +30,13 @@ CANDIDATES = ["api_call check_partner megan", "api_call check_partner anna", "ap
               "api_call check_amount savings 100", "api_call end_call"]
 
 
+# A transfer whose account was checked valid and whose partner (anna) was checked invalid: memory and speakers.
+CHECKED = (["i want to send money", "which account would you like to use ?", "my savings account",
+            "api_call check_account savings", "savings R_status valid", "who would you like to send the money to ?",
+            "anna", "api_call check_partner anna", "anna R_status invalid"],
+           ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"])
+
+
 def _features(memory: list[str], speakers: list[str], query: str) -> tuple[StateFeatures, dict[str, np.ndarray]]:
     lexicon = SlotLexicon.learn(_examples())
     features = StateFeatures(lexicon, CANDIDATES, ["yes", ",", "to", "<partner>"])
@@ -38,11 +45,7 @@ def _features(memory: list[str], speakers: list[str], query: str) -> tuple[State
 
 
 def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_results() -> None:
-    memory = ["i want to send money", "which account would you like to use ?", "my savings account",
-              "api_call check_account savings", "savings R_status valid", "who would you like to send the money to ?",
-              "anna", "api_call check_partner anna", "anna R_status invalid"]
-    speakers = ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"]
-    _, out = _features(memory, speakers, "yes , to megan")
+    _, out = _features(*CHECKED, "yes , to megan")
     candidate = out["candidate"]  # [C, F]: every value / some value pending, in query, in last call, in results...
     megan, anna, savings = (CANDIDATES.index(c) for c in CANDIDATES[:3])
     assert candidate[megan, :8].tolist() == [1, 1, 0, 0] * 2  # said in this turn, never checked
@@ -87,11 +90,7 @@ def test_the_template_term_orders_templates_within_their_act_only() -> None:
 
 
 def test_the_state_counts_say_how_far_the_dialog_is_without_naming_a_slot() -> None:
-    memory = ["i want to send money", "which account would you like to use ?", "my savings account",
-              "api_call check_account savings", "savings R_status valid", "who would you like to send the money to ?",
-              "anna", "api_call check_partner anna", "anna R_status invalid"]
-    speakers = ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"]
-    _, out = _features(memory, speakers, "yes , to megan and 100")
+    _, out = _features(*CHECKED, "yes , to megan and 100")
     kinds = SlotLexicon.learn(_examples()).kinds
     counts = out["state_counts"].reshape(len(kinds) + 1, COUNT_BUCKETS)
     assert counts[kinds.index("R_status valid")].argmax() == 1  # the account
