@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from data.banking.domain import INTENTS
+from data.banking.labels import DEV_CHALLENGES
 from data.layout import BANKING_TASK
 from models.banking.labelled import dialog_intents, labels_path, read_task_labels
 from models.banking.networks import PAPER_EPOCHS, paper_config, train_mmn, train_smn
@@ -83,7 +84,7 @@ def _state_ranker(removed: tuple[str, ...] = ()) -> Callable[[TaskData, Path, Se
                   StateConfig(epochs=min(settings.epochs or PAPER_EPOCHS, PAPER_EPOCHS), seed=settings.seed,
                               removed=removed))
         summary = train_state_ranker(task, work_dir, config, settings.top_k, progress=settings.verbose > 0)
-        challenges = summary.get("dev-OOP_per_response_accuracy")
+        challenges = summary.get(f"{DEV_CHALLENGES}_per_response_accuracy")
         note = (f"best epoch {summary['best_epoch']}/{config.epochs} on {summary['chosen_on']} "
                 f"({summary['dev_per_response_accuracy']}%" + (f", {challenges}%" if challenges is not None else "") +
                 f"), {summary['templates']} templates, slot types learned: "

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,9 +129,9 @@ def within_acts(logits: tf.Tensor, template_acts: tf.Tensor, acts: int) -> tf.Te
     return tf.transpose(by_act - tf.gather(top + tf.math.log(total), template_acts))
 
 
-def _counts(values: tf.Tensor, depth: int) -> tf.Tensor:
+def _counts(values: tf.Tensor) -> tf.Tensor:
     """[B, ...] counts -> [B, ..., COUNT_BUCKETS] one-hot (the last bucket: that many or more)."""
-    return tf.one_hot(tf.minimum(values, COUNT_BUCKETS - 1), depth)
+    return tf.one_hot(tf.minimum(values, COUNT_BUCKETS - 1), COUNT_BUCKETS)
 
 
 def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
@@ -252,7 +252,7 @@ class StateFeatures(tf.Module):
         kinds_of_types = tf.reduce_sum(tf.one_hot(tf.where(type_code >= 0, type_kind, 0), self.kind_count,
                                                   dtype=tf.int32), axis=1)  # [B, K]
         pending_values = tf.reduce_sum(tf.cast(pending, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
-        counts = _counts(tf.concat([kinds_of_types, pending_values], axis=1), COUNT_BUCKETS)
+        counts = _counts(tf.concat([kinds_of_types, pending_values], axis=1))
         state_counts = tf.reshape(counts, [batch, (self.kind_count + 1) * COUNT_BUCKETS])
         if "last_line" in self.removed:
             last_line = tf.zeros_like(last_line)
@@ -306,8 +306,7 @@ def scorer_inputs(features: StateFeatures, facts: dict[str, tf.Tensor]) -> dict[
     inputs["dialog_state"] = tf.reshape(type_features, [-1, features.type_count * (features.kind_count + 2)])
     if "dialog_state" in features.removed:
         inputs["dialog_state"] = tf.zeros_like(inputs["dialog_state"])
-    inputs["candidate"] = features.candidate_features(tf.cast(facts["value_features"], tf.float32),
-                                                      tf.cast(facts["type_features"], tf.float32))
+    inputs["candidate"] = features.candidate_features(tf.cast(facts["value_features"], tf.float32), type_features)
     return inputs
 
 
@@ -345,16 +344,17 @@ class StateScorer(keras.Model):
         history = self._bag(self.history, inputs["history_words"], training)
         # No previous template: read from the state, the flow of a dialog generalises to orders training never
         # showed (the module's docstring).
-        dialog = [query, history, inputs["last_line"], inputs["state_counts"], inputs["dialog_state"]]
-        templates = self.template_layer(self.hidden(tf.concat(dialog, axis=-1)))  # [B, templates]
+        dialog = tf.concat([query, history, inputs["last_line"], inputs["state_counts"], inputs["dialog_state"]],
+                           axis=-1)
+        templates = self.template_layer(self.hidden(dialog))  # [B, templates]
         if not self.use_acts:
             return tf.gather(templates, self.template_of, axis=1) + self.filler_out(
                 self.filler_hidden(inputs["candidate"]))[..., 0]
         # With acts, the template term only orders the templates of one act (a log-softmax within each act): which
         # act comes next is the act term's, from the dialog and every slot type's facts, as its acts name no slot.
         within = within_acts(templates, self.template_acts, self.acts)
-        hidden = self.act_hidden(tf.concat(dialog, axis=-1))
-        score = tf.gather(within, self.template_of, axis=1) + tf.gather(self.act_layer(hidden), self.act_of, axis=1)
+        acts = self.act_layer(self.act_hidden(dialog))
+        score = tf.gather(within, self.template_of, axis=1) + tf.gather(acts, self.act_of, axis=1)
         return score + self.filler_out(self.filler_hidden(inputs["candidate"]))[..., 0]
 
 
@@ -413,10 +413,13 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
 
 
 def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, rng: np.random.Generator | None
-                  ) -> list[tuple[dict[str, tf.Tensor], tf.Tensor]]:
+                  ) -> Iterator[tuple[dict[str, tf.Tensor], tf.Tensor]]:
+    """The batches of an epoch (shuffled with ``rng``), each made when it is needed: an epoch's copy of the facts is
+    never held whole."""
     order = rng.permutation(len(answers)) if rng is not None else np.arange(len(answers))
-    return [({key: tf.constant(value[order[start:start + size]]) for key, value in facts.items()},
-             tf.constant(answers[order[start:start + size]], tf.int32)) for start in range(0, len(answers), size)]
+    for start in range(0, len(answers), size):
+        chosen = order[start:start + size]
+        yield {key: tf.constant(value[chosen]) for key, value in facts.items()}, tf.constant(answers[chosen], tf.int32)
 
 
 def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top_k: int = 10,
@@ -441,11 +444,12 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     trn_facts, dev_facts = cached_facts(features, trn), cached_facts(features, dev)
     challenges = task.examples.get(DEV_CHALLENGES, [])
     challenge_answers = np.array([index[e.answer] for e in challenges])
-    challenge_batches = _fact_batches(cached_facts(features, challenges), challenge_answers, 256, None) \
-        if challenges else []
+    challenge_batches = list(_fact_batches(cached_facts(features, challenges), challenge_answers, 256, None))
     optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=40.0)
-    signature = [{key: tf.TensorSpec([None, *value.shape[1:]], tf.as_dtype(value.dtype))
-                  for key, value in trn_facts.items()}, tf.TensorSpec([None], tf.int32)]
+    # One signature for training and scoring: word ids are as wide as a split's widest row, others fixed.
+    signature = [{key: tf.TensorSpec([None, None] if key.endswith("_words") else [None, *value.shape[1:]],
+                                     tf.as_dtype(value.dtype)) for key, value in trn_facts.items()},
+                 tf.TensorSpec([None], tf.int32)]
 
     @tf.function(input_signature=signature)
     def step(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
@@ -457,15 +461,13 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
         optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
         return loss
 
-    @tf.function(input_signature=[{key: tf.TensorSpec([None, None] if key.endswith("_words") else
-                                                      [None, *value.shape[1:]], tf.as_dtype(value.dtype))
-                                   for key, value in trn_facts.items()}, tf.TensorSpec([None], tf.int32)])
+    @tf.function(input_signature=signature)
     def correct(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
         logits = scorer(scorer_inputs(features, facts))
         return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))
 
     rng = np.random.default_rng(config.seed)
-    dev_batches = _fact_batches(dev_facts, dev_answers, 256, None)
+    dev_batches = list(_fact_batches(dev_facts, dev_answers, 256, None))
     best, best_epoch, best_weights, history = -1.0, 0, None, []
     for epoch in range(1, config.epochs + 1):
         losses = [float(step(*batch)) for batch in _fact_batches(trn_facts, trn_answers, config.batch_size, rng)]
