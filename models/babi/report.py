@@ -63,7 +63,8 @@ def _order(row: str) -> tuple[int, int]:
     return (group, _task_of(row))
 
 
-def _figure(value: float, spread: float | None) -> str:
+def figure(value: float, spread: float | None) -> str:
+    """A table's figure: one decimal, and its spread over runs when there is one ("57.9 ±1.6")."""
     return f"{value:.1f}" + (f" ±{spread:.1f}" if spread is not None else "")
 
 
@@ -90,7 +91,7 @@ def format_markdown(cells: Sequence[Cell]) -> str:
             # a dev or folds row: beside the paper's test figure
             paper = PAPER_TABLE2.get(paper_row(row), {}).get(method)
             ours = "not run" if cell is None else ("n/a" if cell.per_response is None else
-                                                   f"**{_figure(cell.per_response, cell.spread)}** "
+                                                   f"**{figure(cell.per_response, cell.spread)}** "
                                                    f"({cell.per_dialog:.1f})")
             values.append(ours + (f" · paper {paper[0]:g} ({paper[1]:g})" if paper else ""))
         lines.append(f"| {row} | " + " | ".join(values) + " |")
@@ -130,7 +131,7 @@ def format_kinds(cells: Sequence[Cell]) -> list[str]:
         lines.append(f"| {row} | turns | " + " | ".join(str(max(c.kinds.get(k, (0, 0, 0))[2] for c in in_row))
                                                      for k in kinds) + " |")
         for cell in sorted(in_row, key=lambda c: methods.names("babi").index(c.method)):
-            values = [_figure(cell.kinds[k][0], cell.kinds[k][1] if cell.spread is not None else None)
+            values = [figure(cell.kinds[k][0], cell.kinds[k][1] if cell.spread is not None else None)
                       if k in cell.kinds else "" for k in kinds]
             lines.append(f"| {row} | {title(cell.method)} | " + " | ".join(values) + " |")
     return lines

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from models.babi.paper import HCN_TASK6, HELD_BACK_TASK6, HELD_BACK_TASK6_KINDS
-from models.babi.report import title
+from models.babi.report import figure, title
 from models.doc_blocks import write_block
 
 START, END = "<!-- TASK 6 ESTIMATES -->", "<!-- /TASK 6 ESTIMATES -->"
@@ -42,8 +42,8 @@ def read_estimates(tables: Sequence[str | Path]) -> dict[str, dict[str, dict[str
 def _cell(row: dict[str, str] | None) -> str:
     if row is None or not row["per_response_accuracy"]:
         return ""
-    spread = row.get("per_response_spread") or ""
-    return f"{float(row['per_response_accuracy']):.1f}" + (f" ±{float(spread):.1f}" if spread else "")
+    spread = row.get("per_response_spread")
+    return figure(float(row["per_response_accuracy"]), float(spread) if spread else None)
 
 
 def format_estimates(tables: Sequence[str | Path]) -> str:
