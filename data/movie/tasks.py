@@ -28,7 +28,7 @@ from pathlib import Path
 from data import sharded_files
 from data.atomic import one_writer, staged_files, write_text_atomic
 from data.movie.reader import CANDIDATE_SPLITS, TASK_DIRECTORIES
-from data.movie.world import Movie, World, build_world
+from data.movie.world import Calibration, Movie, World, build_world
 
 QUESTIONS: dict[str, tuple[str, ...]] = {
     "actor_to_movie": ("what movies did {x} star in?", "{x} appears in which movies?", "what films does {x} act in?"),
@@ -57,6 +57,24 @@ COMMENTS = ("just watched {movie} again, still holds up", "is {movie} worth watc
             "{movie} was on tv last night", "can we talk about {movie} for a second")
 REPLIES = ("{entity} was brilliant in it", "you should see more of {entity}", "the best thing about it is {entity}",
            "honestly {entity} carried the whole film")
+# A QA question's preamble naming another entity (Calibration.qa_distractor).
+DISTRACTORS = ("i just watched {e}.", "i'm a big fan of {e}.", "my friend keeps talking about {e}.",
+               "after {e} i got curious.")
+# General remarks about a film, no entity named: any of them would answer any comment (many plausible replies).
+# Compositional, so that few remarks repeat.
+REMARK_OPENERS = ("honestly", "to be fair", "i think", "for me", "in my opinion", "not gonna lie", "personally",
+                  "funny enough", "the way i see it", "strangely", "i swear", "to me")
+REMARK_BODIES = ("the pacing drags in the middle", "the ending ruined it", "the soundtrack is underrated",
+                 "it gets better on a second watch", "the dialogue feels dated now", "the first half is perfect",
+                 "the cinematography is gorgeous", "it was overhyped", "it made me cry", "nobody remembers it",
+                 "the trailer spoiled everything", "it aged really well", "the villain steals every scene",
+                 "the script needed another draft", "it is a guilty pleasure", "the director's cut is better",
+                 "the book was better", "the effects hold up", "it felt too long", "the cast had great chemistry",
+                 "it is better than the sequel", "the opening scene is iconic", "it was a box office flop",
+                 "the twist is obvious", "the score gives me chills", "it deserved an oscar",
+                 "it is the most quotable film ever", "the costumes are amazing", "it is weirdly comforting",
+                 "my dad loves it")
+REMARK_CLOSERS = ("", "", "", " though", " tbh", " imo", " for sure", " haha", " if you ask me", " honestly")
 # Examples (tasks 1-2) or dialogs (tasks 3-4) per split (train, dev, test); task 4's negative candidates.
 SIZES = {"tiny": {"qa": (300, 40, 40), "recs": (300, 40, 40), "qarecs": (150, 20, 20), "reddit": (150, 20, 20),
                   "negatives": 100},
@@ -111,8 +129,8 @@ class TaskWorld:
 
 
 @lru_cache(maxsize=2)
-def context(seed: int, scale: str) -> TaskWorld:
-    world = build_world(seed, scale)
+def context(seed: int, scale: str, calibration: Calibration = Calibration()) -> TaskWorld:  # noqa: B008 (frozen)
+    world = build_world(seed, scale, calibration)
     indexes = Indexes.of(world)
     users = list(range(len(world.users)))
     random.Random(f"movie-tasks:{seed}:{scale}").shuffle(users)
@@ -122,9 +140,17 @@ def context(seed: int, scale: str) -> TaskWorld:
 
 
 def qa_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
+    """A question of one class about one subject; with ``qa_distractor``'s share, a preamble names another movie
+    or person first (the answers stay the asked subject's)."""
     kind = rng.choice(sorted(QUESTIONS))
     subject = rng.choice(ctx.subjects[kind])
-    return [_line(1, rng.choice(QUESTIONS[kind]).format(x=subject), ctx.indexes.by_relation[kind][subject])]
+    question = rng.choice(QUESTIONS[kind]).format(x=subject)
+    if rng.random() < ctx.world.calibration.qa_distractor:
+        other = rng.choice(ctx.world.movies)
+        named = rng.choice([other.title, *other.actors, *other.directors])
+        if named != subject:
+            question = f"{rng.choice(DISTRACTORS).format(e=named)} {question}"
+    return [_line(1, question, ctx.indexes.by_relation[kind][subject])]
 
 
 def _movie_list(titles: list[str]) -> str:
@@ -174,8 +200,20 @@ def qarecs_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
     raise _too_few("QA+recommendation dialog")
 
 
-def _reply(movie: Movie, rng: random.Random) -> str:
-    return rng.choice(REPLIES).format(entity=rng.choice(movie.actors + movie.directors + movie.tags))
+def _remark(rng: random.Random) -> str:
+    return f"{rng.choice(REMARK_OPENERS)} {rng.choice(REMARK_BODIES)}{rng.choice(REMARK_CLOSERS)}"
+
+
+def _reply(movie: Movie, named: str, calibration: Calibration, rng: random.Random) -> str:
+    """A reply to a comment about ``movie`` naming ``named``: one repeating ``named`` (``reddit_echo``), one naming
+    another entity of the movie (``reddit_related``), or a general remark."""
+    draw = rng.random()
+    if draw < calibration.reddit_echo:
+        return rng.choice(REPLIES).format(entity=named)
+    others = [e for e in movie.actors + movie.directors + movie.tags if e != named]
+    if draw < calibration.reddit_echo + calibration.reddit_related and others:
+        return rng.choice(REPLIES).format(entity=rng.choice(others))
+    return _remark(rng)
 
 
 def reddit_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
@@ -184,9 +222,9 @@ def reddit_lines(ctx: TaskWorld, split: str, rng: random.Random) -> list[str]:
     related = movie.actors + movie.directors + movie.tags
     lines = []
     for number in range(1, rng.randint(1, 3) + 1):
-        comment = rng.choice(COMMENTS).format(movie=movie.title) if number == 1 else \
-            f"what about {rng.choice(related)}?"
-        lines.append(_line(number, comment, [_reply(movie, rng)]))
+        named = movie.title if number == 1 else rng.choice(related)
+        comment = rng.choice(COMMENTS).format(movie=named) if number == 1 else f"what about {named}?"
+        lines.append(_line(number, comment, [_reply(movie, named, ctx.world.calibration, rng)]))
     return lines
 
 
@@ -194,16 +232,18 @@ MAKERS: dict[int, Callable[[TaskWorld, str, random.Random], list[str]]] = {
     1: qa_lines, 2: recs_lines, 3: qarecs_lines, 4: reddit_lines}
 
 
-def example_lines(seed: int, scale: str, task: int, split: str, index: int) -> list[str]:
+def example_lines(seed: int, scale: str, task: int, split: str, index: int,
+                  calibration: Calibration = Calibration()) -> list[str]:  # noqa: B008 (frozen)
     """Example (or dialog) ``index`` of a task's split: a function of its arguments only."""
     rng = random.Random(f"movie-tasks:{seed}:{scale}:{task}:{split}:{index}")
-    return MAKERS[task](context(seed, scale), split, rng)
+    return MAKERS[task](context(seed, scale, calibration), split, rng)
 
 
 @dataclass(frozen=True)
 class MoviePlan:
     seed: int = 0
     scale: str = "small"
+    calibration: Calibration = Calibration()  # noqa: RUF009 (frozen, hashable)
 
     def count(self, task: int, split: str) -> int:
         return SIZES[self.scale][TASK_KEYS[task]][SPLITS.index(split)]
@@ -223,7 +263,7 @@ def estimated_bytes(plan: MoviePlan, sample: int = 8) -> int:
             taken = min(sample, count)
             if taken:
                 rendered = sum(len(line.encode()) + 1 for index in range(taken)
-                               for line in example_lines(plan.seed, plan.scale, task, split, index))
+                               for line in example_lines(plan.seed, plan.scale, task, split, index, plan.calibration))
                 size += rendered * count // taken
     return size
 
@@ -242,7 +282,8 @@ class _ShardRenderer:
     def __call__(self, shard: sharded_files.Shard) -> str:
         task, split = shard.key
         lines = [line for index in range(shard.start, shard.stop)
-                 for line in example_lines(self.plan.seed, self.plan.scale, task, split, index)]
+                 for line in example_lines(self.plan.seed, self.plan.scale, task, split, index,
+                                           self.plan.calibration)]
         return "\n".join(lines) + "\n"
 
 
@@ -254,13 +295,15 @@ def shards(plan: MoviePlan) -> list[sharded_files.Shard]:
 
 def reddit_candidates(plan: MoviePlan, split: str) -> list[str]:
     """Task 4's candidates for dev or test: the split's true replies, then the negatives (other replies)."""
-    ctx = context(plan.seed, plan.scale)
+    ctx = context(plan.seed, plan.scale, plan.calibration)
     replies = [line.split("\t", 1)[1] for index in range(plan.count(4, split))
-               for line in example_lines(plan.seed, plan.scale, 4, split, index)]
+               for line in example_lines(plan.seed, plan.scale, 4, split, index, plan.calibration)]
     negatives = []
     for i in range(SIZES[plan.scale]["negatives"]):
         rng = random.Random(f"movie-tasks:{plan.seed}:{plan.scale}:negative:{split}:{i}")
-        negatives.append(_reply(rng.choice(ctx.world.movies), rng))
+        movie = rng.choice(ctx.world.movies)
+        negatives.append(_reply(movie, rng.choice([movie.title, *movie.actors, *movie.directors, *movie.tags]),
+                                plan.calibration, rng))
     return list(dict.fromkeys(replies + negatives))
 
 
@@ -272,7 +315,7 @@ def generate(plan: MoviePlan, out: str | Path, runner: str = "auto", beam_args: 
     """
     out = Path(out)
     sharded_files.choose_runner(runner, plan.total_examples, beam_args)  # a bad runner fails before any work
-    world = context(plan.seed, plan.scale).world
+    world = context(plan.seed, plan.scale, plan.calibration).world
     with one_writer(out), staged_files(out) as staging:  # one writer; every file or none
         sharded_files.clear_staging(out)
         root = Path(staging)

@@ -97,13 +97,23 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
                    "dialogs, through Beam).")
 @runner_option
 @generator_beam_args_option
+@click.option("--calibration", "settings", multiple=True, metavar="NAME=VALUE",
+              help="A knob of the world's calibration over its default (repeatable): popularity_exponent, "
+                   "ratings_per_user, ratings_spread, taste_weight, liked_share, qa_distractor, reddit_echo, "
+                   "reddit_related (docs/movie.md says what each sets).")
 @click.option("--yes", is_flag=True, help=f"Write a corpus estimated above {LARGE_CORPUS_GB} GB without refusing.")
-def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tuple[str, ...], yes: bool) -> None:
+def generate_movies(out: Path, seed: int, scale: str, runner: str, beam_args: tuple[str, ...],
+                    settings: tuple[str, ...], yes: bool) -> None:
     """A synthetic movie world and the Movie Dialog tasks 1-4 from it, in the public Movie Dialog layout."""
     from data.movie.tasks import MoviePlan, estimated_bytes
     from data.movie.tasks import generate as run_generation
+    from data.movie.world import Calibration
 
-    plan = MoviePlan(seed, scale)
+    try:
+        calibration = Calibration.parse(settings)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--calibration") from None
+    plan = MoviePlan(seed, scale, calibration)
     check_room(out, estimated_bytes(plan), yes, fewer="examples (a smaller --scale)")
     start = time.perf_counter()
     with writing(out):

@@ -6,6 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from data import sharded_files
@@ -169,3 +170,75 @@ def test_validate_and_stats_understand_the_movie_layout(corpus: Path, tmp_path: 
     path.write_text("\n".join([lines[0], "2 no tab here", *lines[1:]]))
     result = CliRunner().invoke(main, ["validate", str(copy)])
     assert result.exit_code == 1 and f"{path}:2: no TAB between the text and its answers" in result.output
+
+
+def test_calibration_settings_are_named_and_checked() -> None:
+    from data.movie.world import Calibration
+
+    assert Calibration.parse(["qa_distractor=0.3", "ratings_per_user=40"]) == Calibration(qa_distractor=0.3,
+                                                                                       ratings_per_user=40)
+    for bad, named in (("qa=1", "NAME one of"), ("qa_distractor=x", "not a number"),
+                       ("reddit_echo=1.5", "between 0 and 1"), ("popularity_exponent=-1", ">= 0")):
+        with pytest.raises(ValueError, match=named):
+            Calibration.parse([bad])
+    with pytest.raises(ValueError, match="at most 1"):
+        Calibration(reddit_echo=0.7, reddit_related=0.5)
+
+
+def test_ratings_have_a_skewed_popularity_and_at_least_twenty_per_user() -> None:
+    """MovieLens' shape: a few movies take many of the ratings (the top tenth far more than a tenth of them) and
+    every user rates at least MIN_RATINGS; with exponent 0 popularity is flat."""
+    from data.movie.world import MIN_RATINGS, Calibration
+
+    def top_tenth_share(exponent: float) -> float:
+        world = build_world(0, "small", Calibration(popularity_exponent=exponent, taste_weight=0.0))
+        rated = np.concatenate([world.rated(u) for u in range(300)])
+        assert min(len(world.rated(u)) for u in range(300)) >= MIN_RATINGS
+        counts = np.sort(np.bincount(rated, minlength=len(world.movies)))[::-1]
+        return counts[: len(counts) // 10].sum() / counts.sum()
+
+    assert top_tenth_share(1.0) > 0.3 and top_tenth_share(0.0) < 0.15
+
+
+def test_qa_distractors_name_another_entity_before_the_question() -> None:
+    from data.movie.world import Calibration
+
+    calibration = Calibration(qa_distractor=1.0)
+    ctx = movie_tasks.context(PLAN.seed, PLAN.scale, calibration)
+    preambles = [re.escape(d).replace(re.escape("{e}"), "(?P<e>.+)") for d in movie_tasks.DISTRACTORS]
+    named = 0
+    for index in range(40):
+        (line,) = movie_tasks.example_lines(PLAN.seed, PLAN.scale, 1, "train", index, calibration)
+        text, answers = line.removeprefix("1 ").split("\t")
+        match = next((m for p in preambles if (m := re.match(p + " ", text))), None)
+        if match:
+            named += 1
+            question = text[match.end():]
+            kind = next(k for k, templates in movie_tasks.QUESTIONS.items() for t in templates
+                        if re.fullmatch(re.escape(t).replace(re.escape("{x}"), "(.+)"), question))
+            subject = re.fullmatch(next(re.escape(t).replace(re.escape("{x}"), "(.+)")
+                                        for t in movie_tasks.QUESTIONS[kind]
+                                        if re.fullmatch(re.escape(t).replace(re.escape("{x}"), "(.+)"), question)),
+                                   question).group(1)
+            assert answers.split(", ") == ctx.indexes.by_relation[kind][subject]  # about the asked subject
+    assert named >= 35  # all but a preamble that would name the subject itself
+
+
+def test_reddit_replies_echo_relate_or_remark_in_the_calibrated_shares() -> None:
+    from data.movie.world import Calibration
+
+    def replies(calibration: Calibration) -> list[tuple[str, str]]:
+        pairs = []
+        for index in range(30):
+            for line in movie_tasks.example_lines(PLAN.seed, PLAN.scale, 4, "train", index, calibration):
+                comment, reply = line.split(" ", 1)[1].split("\t")
+                pairs.append((comment, reply))
+        return pairs
+
+    comments = [re.escape(c).replace(re.escape("{movie}"), "(.+)") for c in movie_tasks.COMMENTS]
+    comments.append("what about (.+)\\?")
+    for comment, reply in replies(Calibration(reddit_echo=1.0, reddit_related=0.0)):
+        named = next(m.group(1) for pattern in comments if (m := re.fullmatch(pattern, comment)))
+        assert reply in {t.format(entity=named) for t in movie_tasks.REPLIES}, (comment, reply)
+    remarks = replies(Calibration(reddit_echo=0.0, reddit_related=0.0))
+    assert all(reply.split()[0] in {o.split()[0] for o in movie_tasks.REMARK_OPENERS} for _, reply in remarks)
