@@ -66,7 +66,8 @@ def main(examples: str, batch_size: int, epochs: int, sampled: int, learning_rat
                      row_updates=not dense_updates, steps_per_execution=steps_per_execution)
     candidates = MovieCandidates.from_json(resources["candidates"])
     started = time.perf_counter()
-    counts, longest = count_tokens(train)
+    counted = count_tokens(train)
+    counts, longest = counted.tokens, counted.longest
     emit({"phase": "vocabulary", "seconds": round(time.perf_counter() - started, 2), "tokens": len(counts)})
     parts = build_parts(resources["entities"], resources["triples"], candidates, counts, longest, config)
     size = timed("read", records(train, batch_size))

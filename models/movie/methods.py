@@ -26,7 +26,13 @@ from models.movie.examples import MovieData, MovieExample
 from models.movie.lstm import LstmConfig, MovieLstm
 from models.movie.neural import MovieRanker
 from models.movie.paper import PAPER_K
-from models.movie.streamed import STREAMED_EMBEDDINGS, STREAMED_LSTM, StreamedConfig
+from models.movie.streamed import (
+    STREAMED_EMBEDDINGS,
+    STREAMED_JOINT_EMBEDDINGS,
+    STREAMED_JOINT_MEMN2N,
+    STREAMED_LSTM,
+    StreamedConfig,
+)
 from models.movie.streamed_fit import MODEL_DIR, RECORDS, fit_streamed
 from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig
 
@@ -233,9 +239,9 @@ def _joint(default: TrainConfig, streamed: StreamedConfig, name: str) -> Callabl
 
 
 register("movie_joint_embeddings", PAPER, "Joint supervised embeddings")(
-    _joint(JOINT_EMBEDDINGS_CONFIG, STREAMED_EMBEDDINGS, "Joint supervised embeddings (two dictionaries)"))
+    _joint(JOINT_EMBEDDINGS_CONFIG, STREAMED_JOINT_EMBEDDINGS, "Joint supervised embeddings (two dictionaries)"))
 register("movie_joint_memn2n", PAPER, "Joint MemN2N")(
-    _joint(JOINT_MEMN2N_CONFIG, StreamedConfig(),
+    _joint(JOINT_MEMN2N_CONFIG, STREAMED_JOINT_MEMN2N,
            "Joint MemN2N (2 hops; input, memory and output dictionaries, appendix A)"))
 
 # The methods that train once on every learned task rather than on each task alone.

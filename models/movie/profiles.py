@@ -4,9 +4,9 @@ joint supervised embeddings), trained on every task at once, and what blesses th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from models.movie.streamed import STREAMED_EMBEDDINGS, StreamedConfig
+from models.movie.streamed import STREAMED_JOINT_EMBEDDINGS, STREAMED_JOINT_MEMN2N, StreamedConfig
 from models.papers import Product
 
 COMPONENT_NAMES = {"memn2n": "MemN2N", "embeddings": "Embeddings"}
@@ -36,8 +36,9 @@ class MovieProfile:
                              self.min_accuracy) for model in self.models)
 
 
-# Full: the joint MemN2N's settings (models.movie.streamed.StreamedConfig: 8 epochs, patience 3) and the joint
-# supervised embeddings. Quick: the MemN2N alone, 2 epochs, what `--quick` has time for on the small world.
+# Full: the joint MemN2N's settings (models.movie.streamed: 8 task-balanced epochs, patience 3) and the joint
+# supervised embeddings. Quick: the MemN2N alone, 4 epochs of batches of 128, what `--quick` has time for on
+# the small world (and enough steps to learn on the tiny one).
 PROFILES = {profile.name: profile for profile in (
-    MovieProfile(name="full", memn2n=StreamedConfig(), embeddings=STREAMED_EMBEDDINGS),
-    MovieProfile(name="quick", memn2n=StreamedConfig(epochs=2)))}
+    MovieProfile(name="full", memn2n=STREAMED_JOINT_MEMN2N, embeddings=STREAMED_JOINT_EMBEDDINGS),
+    MovieProfile(name="quick", memn2n=replace(STREAMED_JOINT_MEMN2N, epochs=4, batch_size=128)))}

@@ -13,6 +13,9 @@ step. Neither scales to the paper's corpus (3M training exchanges, 75k entities)
   scored from its text against the batch's other gold answers and ``sampled`` entities drawn uniformly; a
   negative that is a right answer of the example is masked. A task-4 training reply is in no candidate file and
   is trained all the same;
+- with ``task_sampling`` below 1, draws each epoch's exchanges task-balanced (:func:`task_rates`): a small task
+  (QA's 96k exchanges of the paper's 6M) is seen several times an epoch and a large one in part, so that no task is
+  drowned by the others' size;
 - keeps the epoch with the best mean over tasks of dev hits@k (the paper's k), each example ranked among its own
   candidates (``candidate_range``: the entities, or its split's task-4 file), and stops after ``patience``
   epochs without progress.
@@ -24,6 +27,7 @@ model, not by the corpus.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import warnings
@@ -50,6 +54,8 @@ from models.training import finite_loss, softmax_cross_entropy
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
 MAX_ANSWERS = 3  # as models.movie.text: an example trains on one of its first three answers
 USER, BOT = "user", "bot"
+# The key of a movie model's spec asset (assets/feature_spec.json) that describes its long-term KB memory.
+LONG_TERM_MEMORY = "long_term_memory"
 ENCODERS = ("memn2n", "lstm")
 
 
@@ -89,13 +95,18 @@ class StreamedConfig:
     row_updates: bool = True
     context: int = 2  # the LSTM's earlier messages read with the query (appendix A)
     max_tokens: int = 60
+    # Task-balanced epochs (task_rates): a task's share of an epoch is proportional to its training exchanges to
+    # the power task_sampling (1: as the corpus has them, every exchange once; 0: every task alike), and an epoch
+    # holds at most epoch_exchanges of them (0: as many as the corpus).
+    task_sampling: float = 1.0
+    epoch_exchanges: int = 0
     seed: int = 0
 
     def __post_init__(self) -> None:
         for name in ("embedding_dim", "hops", "epochs", "batch_size", "sampled", "max_memory", "max_kb",
                      "max_frequency", "min_count", "shuffle_buffer", "steps_per_execution", "top_k", "context",
-                     "max_tokens"):
-            value, least = getattr(self, name), 0 if name == "hops" else 1
+                     "max_tokens", "epoch_exchanges"):
+            value, least = getattr(self, name), 0 if name in ("hops", "epoch_exchanges") else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
         if self.encoder not in ENCODERS:
@@ -106,10 +117,22 @@ class StreamedConfig:
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not isinstance(self.task_sampling, int | float) or not 0 <= self.task_sampling <= 1:
+            raise ValueError(f"task_sampling must be a number from 0 to 1, got {self.task_sampling!r}")
+
+    @property
+    def balanced(self) -> bool:
+        return self.task_sampling != 1 or self.epoch_exchanges > 0
 
 
 # The joint supervised embeddings of the pipeline: no hop, one dictionary for inputs and one for candidates.
 STREAMED_EMBEDDINGS = StreamedConfig(hops=0, dictionaries=2)
+# The joint models' epochs (the pipeline's products and Table 6's joint rows): task-balanced, each task's share
+# as the square root of its size (QA, 96k of the paper's 6M exchanges, is 1.6% of the corpus and 7% of an epoch),
+# and at most 1.5M exchanges an epoch (a quarter of the paper's corpus; a smaller corpus is one epoch whole).
+JOINT_SAMPLING = {"task_sampling": 0.5, "epoch_exchanges": 1_500_000}
+STREAMED_JOINT_MEMN2N = StreamedConfig(**JOINT_SAMPLING)
+STREAMED_JOINT_EMBEDDINGS = replace(STREAMED_EMBEDDINGS, **JOINT_SAMPLING)
 # The paper's LSTM at appendix B's embedding size, the same on every task as Table 6's own LSTM (docs/movie.md says
 # why).
 STREAMED_LSTM = StreamedConfig(encoder="lstm", embedding_dim=100)
@@ -131,10 +154,42 @@ def _serialized(files: Sequence[str]) -> tf.data.Dataset:
     return names.interleave(lambda f: tf.data.TFRecordDataset(f, compression_type="GZIP"), cycle_length=len(files))
 
 
-def records(files: Sequence[str], batch_size: int, shuffle: int = 0, seed: int = 0) -> tf.data.Dataset:
+def task_rates(exchanges: dict[str, int], config: StreamedConfig) -> dict[str, float]:
+    """How many times an epoch sees each training exchange of a task, on average: the task's share of the epoch
+    (its exchanges to the power ``task_sampling``, normalised) times the epoch's size (the corpus's, at most
+    ``epoch_exchanges``), over the task's exchanges. 1 for every task when the config is not balanced."""
+    total = sum(exchanges.values())
+    if not config.balanced or not total:
+        return {task: 1.0 for task in exchanges}
+    size = min(config.epoch_exchanges, total) if config.epoch_exchanges else total
+    weights = {task: count ** config.task_sampling for task, count in exchanges.items() if count}
+    norm = sum(weights.values())
+    return {task: size * weights[task] / norm / exchanges[task] for task in weights}
+
+
+def _sampled(serialized: tf.data.Dataset, rates: dict[str, float], seed: int) -> tf.data.Dataset:
+    """Each record kept floor(rate) times and once more with probability frac(rate) (rate: its task's, 1 for a
+    task not in ``rates``), drawn anew each epoch (``Dataset.random`` re-randomised per iteration)."""
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(list(rates), tf.string), tf.constant(list(rates.values()), tf.float32)), default_value=1.0)
+
+    def copies(records: tf.Tensor, draw: tf.Tensor) -> tf.Tensor:
+        task = tf.io.parse_example(records, {"task": record_spec()["task"]})["task"]
+        rate = table.lookup(task)
+        uniform = tf.random.stateless_uniform(tf.shape(rate), seed=tf.stack([draw, tf.constant(seed, tf.int64)]))
+        return tf.repeat(records, tf.cast(tf.floor(rate + uniform), tf.int64))
+
+    draws = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True)
+    return tf.data.Dataset.zip(serialized.batch(1024), draws).map(copies).unbatch()
+
+
+def records(files: Sequence[str], batch_size: int, shuffle: int = 0, seed: int = 0,
+            rates: dict[str, float] | None = None) -> tf.data.Dataset:
     """Parsed batches of the TFRecord files (gzip, as TFX writes them), shuffled through a buffer when
-    ``shuffle``."""
+    ``shuffle``, each record's task sampled at ``rates`` (:func:`task_rates`) when given."""
     dataset = _serialized(files)
+    if rates and any(rate != 1 for rate in rates.values()):
+        dataset = _sampled(dataset, rates, seed)
     if shuffle:
         dataset = dataset.shuffle(shuffle, seed=seed, reshuffle_each_iteration=True)
     return dataset.batch(batch_size).map(lambda r: tf.io.parse_example(r, record_spec()),
@@ -300,22 +355,35 @@ def dev_hits(model: keras.Model, dev: tf.data.Dataset, k: int) -> dict[str, floa
     return {name: round(100 * float(np.mean(hits)), 2) for name, hits in sorted(found.items())}
 
 
-def count_tokens(files: Sequence[str], batch_size: int = 4096) -> tuple[Counter, int]:
-    """Token counts of the training queries and earlier texts (what appendix A's dictionary counts) and the
-    longest of them in tokens, in one streamed pass."""
+@dataclass
+class TrainingCounts:
+    """What one streamed pass over the training records counts: appendix A's tokens (of the queries and earlier
+    texts), the longest text in tokens, and each task's exchanges."""
+
+    tokens: Counter
+    longest: int
+    tasks: dict[str, int]
+
+
+def count_tokens(files: Sequence[str], batch_size: int = 4096) -> TrainingCounts:
+    """Token counts of the training queries and earlier texts (what appendix A's dictionary counts), the longest
+    of them in tokens and the exchanges of each task, in one streamed pass."""
     counts: Counter = Counter()
+    tasks: Counter = Counter()
     longest = 1
 
-    def tokens(batch: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    def tokens(batch: dict[str, tf.Tensor]) -> tuple[tf.Tensor, ...]:
         texts = tf.concat([batch[PARSED["memory"]].values, batch[PARSED["query"]]], axis=0)
         words = tf.strings.split(texts)
         unique, _, count = tf.unique_with_counts(words.flat_values)
-        return unique, count, tf.reduce_max(words.row_lengths())
+        task, _, task_count = tf.unique_with_counts(batch["task"])
+        return unique, count, tf.reduce_max(words.row_lengths()), task, task_count
 
-    for unique, count, most in records(files, batch_size).map(tokens):
+    for unique, count, most, task, task_count in records(files, batch_size).map(tokens):
         counts.update(dict(zip((u.decode() for u in unique.numpy()), count.numpy().tolist(), strict=True)))
+        tasks.update(dict(zip((t.decode() for t in task.numpy()), task_count.numpy().tolist(), strict=True)))
         longest = max(longest, int(most))
-    return counts, longest
+    return TrainingCounts(counts, longest, dict(sorted(tasks.items())))
 
 
 @dataclass
@@ -347,7 +415,10 @@ def build_parts(entities: Sequence[str], triples: Sequence[Sequence[str]], candi
     return MovieModelParts(MovieFeatures(text, spec, config.context, max_tokens), spec, candidates)
 
 
-def training_data(parts: MovieModelParts, files: Sequence[str], config: StreamedConfig) -> tf.data.Dataset:
+def training_data(parts: MovieModelParts, files: Sequence[str], config: StreamedConfig,
+                  rates: dict[str, float] | None = None) -> tf.data.Dataset:
+    """Training batches (features, the drawn gold answer's ids and key, the right answers), each task's records
+    sampled at ``rates`` when given."""
     features = parts.features
 
     def prepare(index: tf.Tensor, batch: dict[str, tf.Tensor]) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
@@ -367,7 +438,7 @@ def training_data(parts: MovieModelParts, files: Sequence[str], config: Streamed
     options = tf.data.Options()
     # Several workers each keep every n-th batch: right whatever the number of TFRecord files.
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
-    dataset = records(files, config.batch_size, config.shuffle_buffer, config.seed).enumerate()
+    dataset = records(files, config.batch_size, config.shuffle_buffer, config.seed, rates).enumerate()
     dataset = dataset.map(prepare, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
     return dataset.with_options(options)
 
@@ -388,11 +459,14 @@ def evaluation_data(parts: MovieModelParts, files: Sequence[str], batch_size: in
     return records(files, batch_size).map(prepare).prefetch(2)
 
 
-def steps_per_execution(files: Sequence[str], config: StreamedConfig) -> int:
+def steps_per_execution(files: Sequence[str], config: StreamedConfig, exchanges: int | None = None) -> int:
     """``config.steps_per_execution``, or fewer when the training stream holds fewer batches: a stream shorter than
     one execution counted an epoch of 0 steps, and Keras' progress line then failed (``math domain error``) on a
-    corpus smaller than a batch. Counts at most that many batches (of records, unparsed)."""
+    corpus smaller than a batch. Counts at most that many batches (of records, unparsed); a sampled stream
+    (``exchanges`` an epoch on average, varying by epoch) counts half its expected batches, for slack."""
     wanted = config.steps_per_execution
+    if exchanges is not None:
+        return max(1, min(wanted, exchanges // config.batch_size // 2))
     batches = int(_serialized(files).batch(config.batch_size).take(wanted).reduce(0, lambda count, _: count + 1))
     return max(1, min(wanted, batches))
 
@@ -410,8 +484,10 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
         prepare_output(out)
     keras.utils.set_random_seed(config.seed)
     started = time.perf_counter()
-    counts, longest = count_tokens(train_files)
-    parts = build_parts(entities, triples, candidates, counts, longest, config)
+    counted = count_tokens(train_files)
+    parts = build_parts(entities, triples, candidates, counted.tokens, counted.longest, config)
+    rates = task_rates(counted.tasks, config)
+    epoch = round(sum(counted.tasks[task] * rate for task, rate in rates.items()))
     prepared = time.perf_counter() - started
     featurizer = parts.features.featurizer
     candidate_ids = featurizer.sentence_ids(tf.constant(parts.spec.candidates)).numpy()
@@ -427,7 +503,8 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
         adam = RowAdam if config.row_updates else keras.optimizers.Adam
         model.compile(optimizer=adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                       loss=in_batch_softmax,
-                      steps_per_execution=(steps_per_execution(train_files, config)
+                      steps_per_execution=(steps_per_execution(train_files, config,
+                                                               epoch if config.balanced else None)
                                            if strategy.num_replicas_in_sync == 1 else 1))
     best = HitsOnDev(evaluation_data(parts, eval_files), config.patience, config.top_k)
     callbacks: list[keras.callbacks.Callback] = [best]
@@ -438,11 +515,13 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
         # A stream has no length until its first epoch ends, where Keras warns "Your input ran out of data;
         # interrupting training" and goes on with the next epoch: nothing is interrupted.
         warnings.filterwarnings("ignore", message="Your input ran out of data")
-        model.fit(training_data(parts, train_files, config), epochs=config.epochs, verbose=verbose,
+        model.fit(training_data(parts, train_files, config, rates), epochs=config.epochs, verbose=verbose,
                   callbacks=callbacks)
     summary = {"config": asdict(config), "vocabulary_size": len(parts.spec.vocabulary),
                "candidates": len(parts.spec.candidates), "kb_sentences": parts.features.text.kb_size,
                "memory_size": parts.spec.memory_size, "sentence_size": parts.spec.sentence_size,
+               "task_exchanges": counted.tasks, "task_rates": {t: round(r, 4) for t, r in rates.items()},
+               "epoch_exchanges": epoch,
                "best_epoch": best.best_epoch, "dev_mean_hits": round(best.best, 2),
                "dev_hits": best.history[best.best_epoch - 1]["dev_hits"] if best.best_epoch else {},
                "replicas": strategy.num_replicas_in_sync, "prepare_seconds": round(prepared, 1),
@@ -466,7 +545,10 @@ class MovieServingModule(tf.Module):
         hold_models(self, model=model)
         self.responses = tf.constant(parts.candidates.texts)
         self.top_k = min(top_k, len(parts.candidates.texts))
-        self._spec_json = parts.spec.to_json()
+        spec = json.loads(parts.spec.to_json())
+        # What `dialog chat` tells its user: this model answers from the KB it holds, not from API calls.
+        spec[LONG_TERM_MEMORY] = {"kb_sentences": parts.features.text.kb_size}
+        self._spec_json = json.dumps(spec)
 
     def rank(self, features: dict[str, tf.Tensor], span: tf.Tensor) -> dict[str, tf.Tensor]:
         logits, attention = self.model.predict_with_attention(features)

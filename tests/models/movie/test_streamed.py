@@ -81,3 +81,45 @@ def test_the_streamed_lstm_scores_the_gold_answer_in_its_own_column() -> None:
     same = model({**inputs, "answer_key": tf.constant([11, 11], tf.int64)}, training=True).numpy()
     np.testing.assert_allclose(np.diag(same[:, :2]), np.diag(gold), atol=1e-6)
     assert same[0, 1] == same[1, 0] == NEG_INF
+
+
+def _task_records(path: str, tasks: dict[str, int]) -> None:
+    from models.movie.records import write_tfrecords
+
+    records = []
+    for task, count in tasks.items():
+        example = tf.train.Example(features=tf.train.Features(feature={
+            "task": tf.train.Feature(bytes_list=tf.train.BytesList(value=[task.encode()]))}))
+        records += [example.SerializeToString()] * count
+    write_tfrecords(path, records)
+
+
+def test_task_rates_give_each_task_its_share_of_an_epoch() -> None:
+    from models.movie.streamed import StreamedConfig, task_rates
+
+    counts = {"qa": 100, "recs": 10_000}
+    assert task_rates(counts, StreamedConfig()) == {"qa": 1.0, "recs": 1.0}  # not balanced: every exchange once
+    equal = task_rates(counts, StreamedConfig(task_sampling=0.0, epoch_exchanges=2_000))
+    assert equal == {"qa": 10.0, "recs": 0.1}  # 1,000 exchanges of each
+    assert task_rates(counts, StreamedConfig(epoch_exchanges=50_000)) == {"qa": 1.0, "recs": 1.0}  # a cap only
+    root = task_rates(counts, StreamedConfig(task_sampling=0.5))  # shares 10 : 100 of the corpus's 10,100
+    assert np.isclose(root["qa"] * 100, 10_100 * 10 / 110) and np.isclose(root["recs"] * 10_000, 10_100 * 100 / 110)
+
+
+def test_a_sampled_stream_holds_each_task_at_its_rate_and_draws_anew_each_epoch(tmp_path) -> None:
+    from models.movie.streamed import _sampled, _serialized
+
+    path = str(tmp_path / "train.gz")
+    _task_records(path, {"qa": 200, "recs": 4_000})
+    stream = _sampled(_serialized([path]), {"qa": 5.0, "recs": 0.25}, seed=1)
+
+    def epoch() -> tuple[dict[str, int], list[bytes]]:
+        tasks = [tf.train.Example.FromString(r.numpy()).features.feature["task"].bytes_list.value[0].decode()
+                 for r in stream]
+        return {t: tasks.count(t) for t in ("qa", "recs")}, tasks
+
+    first, order = epoch()
+    second, again = epoch()
+    assert first["qa"] == second["qa"] == 1_000  # 5 copies of each
+    assert 800 < first["recs"] < 1_200 and 800 < second["recs"] < 1_200  # a quarter of 4,000, drawn
+    assert order != again  # another draw in the next epoch
