@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from data.corpus import SILENCE, KBFact, is_api_call
 from data.kb_lookup import lookup
-from models.serving.ranker import load_model
+from models.serving.ranker import load_model, read_spec
 from models.serving.rest import is_text
 
 
@@ -30,6 +30,9 @@ class ChatSession:
     def __post_init__(self) -> None:
         self.model_dir, loaded = load_model(self.model_dir)
         self._serve = loaded.signatures["serving_default"]
+        spec = read_spec(self.model_dir) or {}
+        # A Movie Dialog model (models.movie.streamed) holds its KB as long-term memory and makes no API calls.
+        self.long_term_memory: dict | None = spec.get("long_term_memory")
 
     def _reply(self, query: str) -> str:
         memory = tf.constant(np.array(self.memory, dtype=object).reshape(1, len(self.memory)), tf.string)

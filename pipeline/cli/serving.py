@@ -18,11 +18,12 @@ from pipeline.cli.app import main
               help="KB file for API calls (default: corpora/restaurant/dialog-babi-kb-all.txt when present).")
 def chat(model_dir: Path, kb: Path | None) -> None:
     """Talk to a model in the terminal; API calls are answered from the KB. An empty line is <SILENCE>;
-    end with Ctrl-D."""
+    end with Ctrl-D. A Movie Dialog model answers from the KB it holds (its long-term memory)."""
     from data.babi_format import FormatError, read_kb
     from data.layout import SHARED_KB
     from pipeline.configs import DEFAULT_DATA
 
+    given = kb
     kb = kb or (DEFAULT_DATA / SHARED_KB if (DEFAULT_DATA / SHARED_KB).is_file() else None)
     try:
         facts = read_kb(kb).facts if kb else []
@@ -34,7 +35,15 @@ def chat(model_dir: Path, kb: Path | None) -> None:
         session = ChatSession(model_dir, facts)
     except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"model {session.model_dir}; KB {kb or 'none (API calls are not answered)'}", err=True)
+    if session.long_term_memory is not None:
+        if given is not None:
+            raise click.ClickException(f"{session.model_dir} is a Movie Dialog model: it answers from the KB it "
+                                       "holds and makes no API calls, so --kb does not apply")
+        session.facts = []
+        sentences = session.long_term_memory.get("kb_sentences", 0)
+        click.echo(f"model {session.model_dir}; KB its own long-term memory ({sentences:,} KB sentences)", err=True)
+    else:
+        click.echo(f"model {session.model_dir}; KB {kb or 'none (API calls are not answered)'}", err=True)
     with contextlib.suppress(AttributeError, ValueError):  # undecodable bytes reach respond(), which refuses them
         sys.stdin.reconfigure(errors="surrogateescape")
     while True:

@@ -118,3 +118,35 @@ def test_steps_per_execution_never_exceed_the_batches_of_the_stream(tmp_path) ->
     config = StreamedConfig(batch_size=2, steps_per_execution=8)
     assert steps_per_execution([path], config) == 3  # 2 + 2 + 1
     assert steps_per_execution([path], StreamedConfig(batch_size=1, steps_per_execution=4)) == 4
+
+
+def test_chat_and_rest_answer_a_question_a_recommendation_and_a_discussion_turn(finished: dict, tmp_path) -> None:
+    """`dialog chat` on the pushed movie model: its KB is the model's own memory (no API calls, --kb refused), and
+    each reply is what TF Serving's REST predict ranks first for the same history and message."""
+    from click.testing import CliRunner
+
+    from data.movie.reader import discover_movie_corpus
+    from models.movie.examples import MovieData
+    from models.serving.rest import predict
+    from pipeline.cli import main
+
+    data = MovieData(discover_movie_corpus(finished["corpus"]))
+    said = [data.examples(task, "dev")[0].query for task in (1, 2, 4)]  # a question, a request, a comment
+    model = finished["summary"]["pushed_model"]
+    result = CliRunner().invoke(main, ["chat", "--model", model], input="\n".join(said) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "KB its own long-term memory" in result.stderr and "KB sentences" in result.stderr
+    replies = [line.removeprefix("you> ").removeprefix("bot> ").strip() for line in result.stdout.splitlines()
+               if "bot>" in line]
+    assert len(replies) == 3 and all(replies), result.stdout
+
+    signature = tf.saved_model.load(model).signatures["serving_default"]
+    memory: list[str] = []
+    for message, reply in zip(said, replies, strict=True):
+        predicted = predict(signature, {"instances": [{"memory": memory, "query": message}]})["predictions"][0]
+        assert predicted["responses"][0] == reply
+        memory += [message, reply]
+    kb = tmp_path / "kb.txt"
+    kb.write_text("1 r1 R_cuisine\titalian\n")
+    refused = CliRunner().invoke(main, ["chat", "--model", model, "--kb", str(kb)], input="")
+    assert refused.exit_code == 1 and "Movie Dialog model" in refused.output
