@@ -97,14 +97,16 @@ FINDINGS = (
 
 
 def format_findings(paths: Sequence[str | Path]) -> str:
+    """The findings table judged on the pieces' newest cells, naming the pieces' directory."""
     cells = newest_cells(paths)
+    folder = Path(paths[0]).parent.name if paths else "movie-table6-paper"
     lines = ["| # | The paper says | The paper's figures | Ours (newest run of each cell) | Holds? |",
              "| --- | --- | --- | --- | --- |"]
     for number, finding in enumerate(FINDINGS, 1):
         paper, ours, verdict = finding.judge(cells)
         lines.append(f"| {number} | {finding.claim} | {paper} | {ours} | {verdict} |")
     return "\n".join([*lines, "", "Written by `python -m models.movie.findings` from the runs' CSVs in "
-                      "[tables/movie-table6-paper/](tables/movie-table6-paper/) (test hits@k; a cell trained with "
+                      f"[tables/{folder}/](tables/{folder}/) (test hits@k; a cell trained with "
                       "another budget than the default 8 epochs says so)."])
 
 
@@ -115,8 +117,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.movie.findings", description=main.__doc__)
     parser.add_argument("document", help="the document whose findings block (between its markers) is rewritten")
     parser.add_argument("pieces", nargs="+", help="the runs' Table 6 CSVs")
+    parser.add_argument("--block", default="MOVIE FINDINGS",
+                        help="the name in the block's markers (<!-- NAME --> ... <!-- /NAME -->)")
     args = parser.parse_args(argv)
-    write_block(args.document, START, END, format_findings(args.pieces))
+    write_block(args.document, f"<!-- {args.block} -->", f"<!-- /{args.block} -->", format_findings(args.pieces))
 
 
 if __name__ == "__main__":

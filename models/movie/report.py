@@ -175,6 +175,37 @@ def assemble_table6(paths: Sequence[str | Path], title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Table 6's joint rows from a pipeline run: the model each Trainer fits (models.movie.profiles) and the TFMA metric
+# of each k of the paper.
+PIPELINE_ROWS = {"memn2n": ("Joint MemN2N", "MemN2NTrainer"),
+                 "embeddings": ("Joint supervised embeddings", "EmbeddingsTrainer")}
+METRIC_OF_K = {1: "per_response_accuracy", 10: "hits_at_10", 100: "hits_at_100"}
+
+
+def pipeline_cells(printed: dict, record: str, epochs: int, run_at: str, commit: str) -> str:
+    """Table 6's joint rows (a CSV of the pieces) from the JSON line `dialog pipeline` prints on a Movie Dialog
+    corpus: each pushed model's test hits@k per task with the paper's k (TFMA's ``split=test,task=...`` slices),
+    its Trainer's seconds; ``record``: where the run's printed output is kept."""
+    from models.movie.records import TASK_NAMES
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for model, result in printed.get("models", {}).items():
+        method, trainer = PIPELINE_ROWS[model]
+        for task, name in TASK_NAMES.items():
+            k = PAPER_K[task]
+            slice_name = f"split=test,task={name}"
+            writer.writerow({"method": method, "task": task, "hits": result["slices"][slice_name][METRIC_OF_K[k]],
+                             "k": k, "paper": PAPER_TABLE6[method][task - 1],
+                             "seconds": printed.get("component_seconds", {}).get(trainer, ""), "epochs": epochs,
+                             "streamed": True, "run_at": run_at, "commit": commit,
+                             "note": f"the pipeline's joint {model} (dialog pipeline, full profile, one model on "
+                                     f"every task), scored by TFMA on its test slice {slice_name}; the run: "
+                                     f"{record}; seconds: its Trainer's"})
+    return buffer.getvalue()
+
+
 PAPER_TITLE = ("Table 6 at the paper's scale (`dialog generate movies --scale paper --seed 0`): test hits@k (k: 1 QA, "
                "100 Recs, 10 QA+Recs and Reddit); ours, then the paper's. Assembled by `make tables` (`python -m "
                "models.movie.report`) from the runs' CSVs in docs/tables/movie-table6-paper/, written a few cells "
@@ -200,20 +231,46 @@ def format_summary(paths: Sequence[str | Path], table: str) -> str:
                        f"{source}, which has every row and each cell's runs."])
 
 
+# The worlds whose paper-scale runs are assembled: the generator before its calibration (2026-11-26 to -27) and the
+# calibrated one (issue 62); each has its directory of pieces, its table and its block in docs/movie.md.
+WORLDS = {
+    "uncalibrated": (PAPER_TITLE, SUMMARY_START, SUMMARY_END),
+    "calibrated": (PAPER_TITLE.replace("--seed 0`)", "--seed 0`, the calibrated world)").replace(
+        "movie-table6-paper/", "movie-table6-calibrated/"),
+        "<!-- TABLE 6 CALIBRATED -->", "<!-- /TABLE 6 CALIBRATED -->"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """``make tables``: the assembled table from the pieces, and (``--readme``) its summary in a page."""
+    """``make tables``: the assembled table from the pieces, and (``--readme``) its summary in a page; with
+    ``--joint-from RUN.json``, the joint rows of a pipeline run written as a piece (``out``, a CSV) instead."""
     import argparse
+    import json
 
     parser = argparse.ArgumentParser(prog="python -m models.movie.report", description=main.__doc__)
-    parser.add_argument("out", help="the assembled table (Markdown)")
-    parser.add_argument("pieces", nargs="+", help="the runs' Table 6 CSVs")
+    parser.add_argument("out", help="the assembled table (Markdown), or the piece (CSV) with --joint-from")
+    parser.add_argument("pieces", nargs="*", help="the runs' Table 6 CSVs")
     parser.add_argument("--readme", action="append", default=[],
                         help="a document whose Table 6 block (between its markers) is rewritten (repeatable)")
+    parser.add_argument("--world", choices=sorted(WORLDS), default="uncalibrated",
+                        help="which world's runs the pieces are (its title and block markers)")
+    parser.add_argument("--joint-from", metavar="RUN_JSON",
+                        help="the JSON line a paper-scale `dialog pipeline` run printed last")
+    parser.add_argument("--record", default="", help="with --joint-from: where the run's output is kept")
+    parser.add_argument("--epochs", type=int, default=8, help="with --joint-from: the Trainers' epoch budget")
     args = parser.parse_args(argv)
-    text = assemble_table6(args.pieces, PAPER_TITLE)
+    if args.joint_from:
+        printed = json.loads(Path(args.joint_from).read_text().strip().splitlines()[-1])
+        write_text_atomic(args.out, pipeline_cells(printed, args.record, args.epochs, provenance.now(),
+                                                   provenance.commit()))
+        return
+    if not args.pieces:
+        parser.error("the pieces (CSVs) to assemble are needed")
+    title, start, end = WORLDS[args.world]
+    text = assemble_table6(args.pieces, title)
     write_text_atomic(args.out, f"{text.rstrip()}\n\n{provenance.stamp('python -m models.movie.report')}\n")
     for document in args.readme:
-        write_block(document, SUMMARY_START, SUMMARY_END,
+        write_block(document, start, end,
                     format_summary(args.pieces, Path(args.out).relative_to(Path(document).parent)
                                    if Path(args.out).is_relative_to(Path(document).parent) else args.out))
 

@@ -79,3 +79,29 @@ def test_the_findings_and_the_summary_are_judged_from_the_newest_cells(tmp_path,
     summary = format_summary(pieces, "tables/t.md").splitlines()
     assert "| IR | n/a | n/a | n/a | 90.0 (23.7) |" in summary and "| SVD | n/a | 7.0 (19.2) | n/a | n/a |" in summary
     assert not any(line.startswith("| QA system") or line.startswith("| LSTM") for line in summary)
+
+
+def test_a_pipeline_runs_joint_rows_are_a_piece_of_the_table(tmp_path) -> None:
+    """The JSON line of a Movie Dialog pipeline run -> Table 6's joint rows: each task's test slice at the paper's
+    k (hits@1 is TFMA's per-response accuracy), read back as cells of the assembled table."""
+    import json
+
+    from models.movie.records import TASK_NAMES
+    from models.movie.report import main, newest_cells
+
+    def slices(base: float) -> dict:
+        return {f"split=test,task={name}": {"per_response_accuracy": base + task, "hits_at_10": base + 10 + task,
+                                              "hits_at_100": base + 20 + task} for task, name in TASK_NAMES.items()}
+
+    run = tmp_path / "run.json"
+    run.write_text("noise\n" + json.dumps({"models": {"memn2n": {"slices": slices(30)},
+                                                      "embeddings": {"slices": slices(50)}},
+                                           "component_seconds": {"MemN2NTrainer": 12.5}}) + "\n")
+    piece = tmp_path / "pipeline-joint.csv"
+    main([str(piece), "--joint-from", str(run), "--record", "runs/x.md"])
+    cells = newest_cells([piece])
+    assert {key: float(cell["hits"]) for key, cell in cells.items()} == {
+        ("Joint MemN2N", 1): 31.0, ("Joint MemN2N", 2): 52.0, ("Joint MemN2N", 3): 43.0, ("Joint MemN2N", 4): 44.0,
+        ("Joint supervised embeddings", 1): 51.0, ("Joint supervised embeddings", 2): 72.0,
+        ("Joint supervised embeddings", 3): 63.0, ("Joint supervised embeddings", 4): 64.0}
+    assert cells[("Joint MemN2N", 1)]["seconds"] == "12.5" and "runs/x.md" in cells[("Joint MemN2N", 4)]["note"]
