@@ -111,6 +111,24 @@ def attention_maps(model_dir: str, data: Path | None, count: int = 2) -> list[st
     return images
 
 
+def movie_attention_maps(model_dir: str, data: Path | None, count: int = 2) -> list[str]:
+    """Heat maps of a Movie Dialog model's attention over its memories for the first ``count`` dev questions of
+    QA and the first ``count`` questions about the recommended movie of QA+Recs (its second exchange), where the
+    KB memory has the answer."""
+    if data is None or not model_dir:
+        return []
+    from data.movie.reader import discover_movie_corpus
+    from models.movie.examples import MovieData
+    from models.serving.explain import explain_movie_exchanges, heat_map_png
+
+    movies = MovieData(discover_movie_corpus(data))
+    chosen = [e for task, exchange in ((1, 1), (3, 2)) if "dev" in movies.corpus.tasks.get(task, {})
+              for e in [e for e in movies.examples(task, "dev") if e.exchange == exchange][:count]]
+    turns = explain_movie_exchanges(model_dir, [(f"task {e.task} dev dialog {e.dialog}", e.history, e.query,
+                                                 ", ".join(e.answers)) for e in chosen])
+    return [_data_uri(heat_map_png(turn)) for turn in turns]
+
+
 def model_card(model: str, result: dict[str, Any], training: dict[str, Any]) -> str:
     """The model card in Markdown: data, training settings, slice metrics, intended use, what it knows by design."""
     rows = [f"| {name} | " + " | ".join(str(value) for value in metrics.values()) + " |"
@@ -166,11 +184,13 @@ def write_report(root: Path, products: Sequence[Product], data: Path | None = No
                  summary: dict[str, Any] | None = None) -> Path:
     """Write ``ROOT/report/index.html`` and the model cards of the newest run in ``root`` (``products``: the
     models of its profile); returns the page. ``summary``: the run's :func:`~pipeline.summary.run_summary` when
-    the caller already read it; ``data``: a corpus of dialog-bAbI files, for attention maps."""
+    the caller already read it; ``data``: the run's corpus (dialog-bAbI files or the Movie Dialog layout), for
+    attention maps."""
     located = paths(Path(root))
     store = metadata_reader(located["metadata"])
     summary = summary or run_summary(located["metadata"], products)
     components = {product.slot: product.component for product in products}
+    movie = any(product.method.startswith("movie_") for product in products)
     out = Path(real_directory(root, REPORT_DIRECTORY))  # a link planted there would take the pages elsewhere
     sections = [f"<h1>dialog pipeline run</h1><p>Artifacts: {html.escape(str(located['pipeline_root']))}. "
                 f"Product model: {html.escape(summary['model'])}.</p>"]
@@ -189,7 +209,9 @@ def write_report(root: Path, products: Sequence[Product], data: Path | None = No
                  _table(result["slices"]) if result["slices"] else "<p>Not evaluated in this run.</p>"]
         if curves:
             parts.append(f'<img alt="{model} training curves" src="{curves}">')
-        parts += [f'<img alt="{model} attention" src="{image}">' for image in attention_maps(pushed or "", data)]
+        maps = (movie_attention_maps(pushed or "", data) if model == "memn2n" and movie else
+                [] if movie else attention_maps(pushed or "", data))
+        parts += [f'<img alt="{model} attention" src="{image}">' for image in maps]
         parts.append(f"<details><summary>model card</summary><pre>{html.escape(card)}</pre></details>")
         sections.append("\n".join(parts))
     gate = newest_artifact(store, "dialog.DataReport", "DialogDataGate")

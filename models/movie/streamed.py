@@ -208,8 +208,9 @@ class MovieFeatures(tf.Module):
         self.text, self.featurizer = text, Featurizer(spec)
         self.context, self.max_tokens = context, max_tokens
 
-    def __call__(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        """``history`` [B, (H)] parsed texts (``GraphEntityText.parse``), oldest first; ``query`` [B]."""
+    def _memories(self, history: tf.RaggedTensor, query: tf.Tensor) -> tuple[tf.RaggedTensor, ...]:
+        """The memories (the KB sentences of the last messages, then the dialog's texts, oldest first), their
+        speakers, the kept texts and the kept query."""
         said = history.with_flat_values(self.text.keep(history.flat_values))
         asked = self.text.keep(query)
         recent = tf.strings.reduce_join(said[:, -2:], axis=1, separator=" ")
@@ -218,6 +219,20 @@ class MovieFeatures(tf.Module):
         turn = tf.ragged.range(said.row_lengths())
         speakers = tf.concat([kb.with_flat_values(tf.fill(tf.shape(kb.flat_values), USER)),
                               turn.with_flat_values(tf.where(turn.flat_values % 2 == 0, USER, BOT))], axis=1)
+        return memory, speakers, said, asked
+
+    def memory_slots(self, history: tf.RaggedTensor, query: tf.Tensor) -> tf.Tensor:
+        """[B, memory_size] the memories' texts in the model's slot order (slot j: the memory j places before the
+        query, as ``Featurizer`` lays them out; "" where empty): what the attention weighs, for showing it."""
+        memory = self._memories(history, query)[0]
+        dense = tf.pad(memory.to_tensor(""), [[0, 0], [0, 1]])
+        count = tf.cast(memory.row_lengths(), tf.int32)
+        source = count[:, tf.newaxis] - 1 - tf.range(self.featurizer.memory_size, dtype=tf.int32)[tf.newaxis, :]
+        return tf.where(source >= 0, tf.gather(dense, tf.maximum(source, 0), batch_dims=1), "")
+
+    def __call__(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
+        """``history`` [B, (H)] parsed texts (``GraphEntityText.parse``), oldest first; ``query`` [B]."""
+        memory, speakers, said, asked = self._memories(history, query)
         features = self.featurizer(memory.to_tensor(""), speakers.to_tensor(""), asked)
         if self.max_tokens:
             read = tf.concat([said[:, -self.context:], tf.expand_dims(asked, 1)], axis=1)
@@ -230,9 +245,9 @@ class MovieFeatures(tf.Module):
         """[B] parsed answers -> [B, S] word ids, as candidates are featurised."""
         return self.featurizer.sentence_ids(self.text.keep(answers))
 
-    def raw(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        """:meth:`__call__` of raw texts (serving)."""
-        return self(history.with_flat_values(self.text.parse(history.flat_values)), self.text.parse(query))
+    def parsed(self, history: tf.RaggedTensor, query: tf.Tensor) -> tuple[tf.RaggedTensor, tf.Tensor]:
+        """Raw texts (serving) parsed as the ExampleGen parses them."""
+        return history.with_flat_values(self.text.parse(history.flat_values)), self.text.parse(query)
 
 
 def drawn_right(drawn: tf.Tensor, right: tf.Tensor) -> tf.Tensor:
@@ -550,11 +565,14 @@ class MovieServingModule(tf.Module):
         spec[LONG_TERM_MEMORY] = {"kb_sentences": parts.features.text.kb_size}
         self._spec_json = json.dumps(spec)
 
-    def rank(self, features: dict[str, tf.Tensor], span: tf.Tensor) -> dict[str, tf.Tensor]:
-        logits, attention = self.model.predict_with_attention(features)
+    def rank(self, history: tf.RaggedTensor, query: tf.Tensor, span: tf.Tensor) -> dict[str, tf.Tensor]:
+        """The ranked candidates of parsed texts, and the memories the attention weighs (``memories``, in its
+        slot order)."""
+        logits, attention = self.model.predict_with_attention(self.features(history, query))
         indices = ranked_within(logits, span, self.top_k)
         return {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
-                "indices": indices, "attention": attention}
+                "indices": indices, "attention": attention,
+                "memories": self.features.memory_slots(history, query)}
 
     def _everything(self, query: tf.Tensor) -> tf.Tensor:
         return tf.zeros([tf.shape(query)[0], 2], tf.int64)
@@ -562,18 +580,18 @@ class MovieServingModule(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        return self.rank(self.features.raw(tf.RaggedTensor.from_tensor(memory, padding=""), query),
+        return self.rank(*self.features.parsed(tf.RaggedTensor.from_tensor(memory, padding=""), query),
                          self._everything(query))
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve_speakers(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        return self.rank(self.features.raw(tf.ragged.boolean_mask(memory, tf.not_equal(memory_speaker, "")), query),
-                         self._everything(query))
+        return self.rank(*self.features.parsed(tf.ragged.boolean_mask(memory, tf.not_equal(memory_speaker, "")),
+                                               query), self._everything(query))
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(self, examples: tf.Tensor) -> dict[str, tf.Tensor]:
         parsed = tf.io.parse_example(examples, record_spec())
-        return self.rank(self.features(tf.RaggedTensor.from_sparse(parsed[PARSED["memory"]]), parsed[PARSED["query"]]),
+        return self.rank(tf.RaggedTensor.from_sparse(parsed[PARSED["memory"]]), parsed[PARSED["query"]],
                          parsed[CANDIDATE_RANGE])

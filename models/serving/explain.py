@@ -53,6 +53,31 @@ def explain_turns(ranker: SavedModelRanker, examples: Sequence[TurnExample]) -> 
     return turns
 
 
+def explain_movie_exchanges(model_dir: str | Path, exchanges: Sequence[tuple[str, Sequence[str], str, str]],
+                            ) -> list[TurnAttention]:
+    """A Movie Dialog model's attention over its memories (the KB sentences its long-term memory found, then the
+    dialog's texts) for ``(name, history, message, gold)`` exchanges, through its ``serving_default`` signature:
+    each memory as the model holds it (KB sentences in its tokens), oldest first, the KB's as the "kb" speaker."""
+    import tensorflow as tf
+
+    from models.serving.ranker import load_model
+
+    serve = load_model(model_dir)[1].signatures["serving_default"]
+    turns = []
+    for name, history, message, gold in exchanges:
+        result = serve(memory=tf.constant([list(history) or [""]]), query=tf.constant([message]))
+        slots = [m.decode("utf-8") for m in result["memories"].numpy()[0]]
+        used = [j for j, text in enumerate(slots) if text]
+        order = used[::-1]  # slot j is j memories before the message: oldest first
+        kb = max(0, len(used) - len(history))  # the KB sentences come first in the memory, the dialog after
+        example = TurnExample(name, "movie", "dev", len(history) // 2, tuple(slots[j] for j in order),
+                              tuple("kb" if i < kb else ("user", "bot")[(i - kb) % 2] for i in range(len(order))),
+                              message, gold)
+        attention = result["attention"].numpy()[0][:, order]
+        turns.append(TurnAttention(example, result["responses"].numpy()[0, 0].decode("utf-8"), attention))
+    return turns
+
+
 def format_turn(turn: TurnAttention) -> str:
     hops = turn.attention.shape[0]
     width = max([len(text) for text in turn.example.memory] + [14])

@@ -4,7 +4,8 @@
 
 ``memory`` is the history, oldest first, KB results included; rows of one request must have equal length, so a
 client pads shorter histories at the end with "" (the model reads "" at the end as padding). The answer is
-``{"predictions": [{"responses": [...], "scores": [...], "indices": [...], "attention": [[...]]}]}``. Everything
+``{"predictions": [{"responses": [...], "scores": [...], "indices": [...], "attention": [[...]]}]}`` (a Movie
+Dialog model also gives ``memories``: the texts its attention weighs, KB sentences included, in slot order). Everything
 wrong with a request is a :class:`RequestError` naming the instance and field.
 """
 

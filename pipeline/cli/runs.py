@@ -56,7 +56,7 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
                 located = run(root=root or DEFAULT_ROOT, data=data, profile=profile, tasks=tasks,
                               beam_args=beam_args or DEFAULT_BEAM_ARGS, paper=paper.name)
                 summary = run_summary(located["metadata"], products)
-                page = write_report(root or DEFAULT_ROOT, products, data=None if movies else data, summary=summary)
+                page = write_report(root or DEFAULT_ROOT, products, data=data, summary=summary)
         except DataGateError as refused:  # the gate's own report, not the orchestrator's traceback
             raise click.ClickException(str(refused)) from None
     click.echo(format_table(summary, MOVIE_COLUMNS) if movies else format_table(summary), err=True)
@@ -68,8 +68,8 @@ def run_pipeline(quick: bool, root: Path | None, data: Path | None, tasks: tuple
 @main.command()
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="The run's corpus (default: the one its ExampleGen read); a dialog-bAbI one gives attention maps of "
-                   "a few dev dialogs.")
+              help="The run's corpus (default: the one its ExampleGen read), for attention maps of a few dev dialogs "
+                   "(a Movie Dialog corpus: QA questions and questions about a recommended movie).")
 def report(root: Path, data: Path | None) -> None:
     """Write ROOT/report/index.html (slice tables, training curves, attention maps, the data gate's report, TFDV's
     statistics) and a model card per model, for the newest run in ROOT (``dialog pipeline --root``)."""
@@ -88,4 +88,4 @@ def report(root: Path, data: Path | None) -> None:
     products = trained(metadata, paper.profiles["full"].products())
     if not products:
         raise click.ClickException(f"{root}: its newest run trained no model of {paper.title}")
-    click.echo(write_report(root, products, None if paper.pipeline == papers.MOVIE else Path(corpus)))
+    click.echo(write_report(root, products, Path(corpus)))

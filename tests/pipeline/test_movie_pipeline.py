@@ -88,9 +88,10 @@ def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finishe
 def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) -> None:
     from pipeline.report import write_report
 
-    page = write_report(finished["pipeline_root"].parent.parent, QUICK.products())
+    page = write_report(finished["pipeline_root"].parent.parent, QUICK.products(), data=finished["corpus"])
     text = page.read_text()
     assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
+    assert text.count('alt="memn2n attention"') == 4  # two QA questions, two questions about a recommended movie
     assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()
     # The command finds the run's corpus, its paper and the models it trained in the run's metadata.
     from click.testing import CliRunner
@@ -150,3 +151,22 @@ def test_chat_and_rest_answer_a_question_a_recommendation_and_a_discussion_turn(
     kb.write_text("1 r1 R_cuisine\titalian\n")
     refused = CliRunner().invoke(main, ["chat", "--model", model, "--kb", str(kb)], input="")
     assert refused.exit_code == 1 and "Movie Dialog model" in refused.output
+
+
+def test_the_attention_of_a_question_is_over_the_kb_sentences_of_its_movie(finished: dict) -> None:
+    """The memories the pushed model weighs for a QA question are the KB sentences holding its entity (its
+    long-term memory), then nothing else: the question has no history; each weight belongs to one memory."""
+    from data.movie.reader import discover_movie_corpus
+    from models.movie.examples import MovieData
+    from models.serving.explain import explain_movie_exchanges
+
+    data = MovieData(discover_movie_corpus(finished["corpus"]))
+    question = next(e for e in data.examples(1, "dev") if e.query.startswith("who directed "))
+    movie = question.query.removeprefix("who directed ").removesuffix("?")
+    (turn,) = explain_movie_exchanges(finished["summary"]["pushed_model"],
+                                      [("q", question.history, question.query, ", ".join(question.answers))])
+    memory = turn.example.memory
+    assert memory and set(turn.example.memory_speaker) == {"kb"}
+    key = movie.lower().replace(" ", "_")
+    assert any(m.startswith(key + " directed_by") for m in memory), memory
+    assert turn.attention.shape[1] == len(memory) and turn.attention.sum(axis=1) == pytest.approx(1.0, abs=1e-4)
