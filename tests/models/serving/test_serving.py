@@ -346,3 +346,15 @@ def test_a_heat_map_is_scaled_so_the_attended_lines_stand_out() -> None:
     height, width = pixels.shape[:2]
     inside = pixels[height // 5: 4 * height // 5, width // 2: 4 * width // 5, :3]  # the map, no text, no colour bar
     assert inside.min(axis=-1).min() < 0.2  # the attended line is deep blue (only mid-blue on a 0-1 scale)
+
+
+def test_a_spec_of_many_megabytes_is_read(tmp_path: Path) -> None:
+    """A paper-scale Movie Dialog model's spec is one JSON line of about 5 MB (117k words, 85k candidates): longer
+    than the corpus files' line bound, it was refused as damaged and `dialog chat` could not open the model."""
+    from models.serving.ranker import read_spec, spec_path
+
+    (tmp_path / "assets").mkdir()
+    words = [f"word{i}" for i in range(400_000)]
+    Path(spec_path(tmp_path)).write_text(json.dumps({"vocabulary": words, "candidates": ["a", "b"]}))
+    assert Path(spec_path(tmp_path)).stat().st_size > 4 * 2**20
+    assert read_spec(tmp_path)["vocabulary"][-1] == "word399999"
