@@ -57,12 +57,15 @@ def explain_movie_exchanges(model_dir: str | Path, exchanges: Sequence[tuple[str
                             ) -> list[TurnAttention]:
     """A Movie Dialog model's attention over its memories (the KB sentences its long-term memory found, then the
     dialog's texts) for ``(name, history, message, gold)`` exchanges, through its ``serving_default`` signature:
-    each memory as the model holds it (KB sentences in its tokens), oldest first, the KB's as the "kb" speaker."""
+    each memory as the model holds it (KB sentences in its tokens), oldest first, the KB's as the "kb" speaker.
+    Nothing for a model exported before its signatures gave the memories."""
     import tensorflow as tf
 
     from models.serving.ranker import load_model
 
     serve = load_model(model_dir)[1].signatures["serving_default"]
+    if "memories" not in serve.structured_outputs:
+        return []
     turns = []
     for name, history, message, gold in exchanges:
         result = serve(memory=tf.constant([list(history) or [""]]), query=tf.constant([message]))
