@@ -565,14 +565,18 @@ class MovieServingModule(tf.Module):
         spec[LONG_TERM_MEMORY] = {"kb_sentences": parts.features.text.kb_size}
         self._spec_json = json.dumps(spec)
 
-    def rank(self, history: tf.RaggedTensor, query: tf.Tensor, span: tf.Tensor) -> dict[str, tf.Tensor]:
-        """The ranked candidates of parsed texts, and the memories the attention weighs (``memories``, in its
-        slot order)."""
+    def rank(self, history: tf.RaggedTensor, query: tf.Tensor, span: tf.Tensor,
+             memories: bool = True) -> dict[str, tf.Tensor]:
+        """The ranked candidates of parsed texts, and (``memories``) the texts the attention weighs, in its slot
+        order: for showing a conversation's attention, not for the Evaluator (``serving_examples``), which would
+        carry 40 strings an exchange through TFMA for nothing."""
         logits, attention = self.model.predict_with_attention(self.features(history, query))
         indices = ranked_within(logits, span, self.top_k)
-        return {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
-                "indices": indices, "attention": attention,
-                "memories": self.features.memory_slots(history, query)}
+        ranked = {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
+                  "indices": indices, "attention": attention}
+        if memories:
+            ranked["memories"] = self.features.memory_slots(history, query)
+        return ranked
 
     def _everything(self, query: tf.Tensor) -> tf.Tensor:
         return tf.zeros([tf.shape(query)[0], 2], tf.int64)
@@ -594,4 +598,4 @@ class MovieServingModule(tf.Module):
     def serve_examples(self, examples: tf.Tensor) -> dict[str, tf.Tensor]:
         parsed = tf.io.parse_example(examples, record_spec())
         return self.rank(tf.RaggedTensor.from_sparse(parsed[PARSED["memory"]]), parsed[PARSED["query"]],
-                         parsed[CANDIDATE_RANGE])
+                         parsed[CANDIDATE_RANGE], memories=False)
