@@ -34,7 +34,7 @@ from models.movie.streamed import (
     StreamedConfig,
 )
 from models.movie.streamed_fit import MODEL_DIR, RECORDS, fit_streamed
-from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig
+from models.training import EmbeddingsConfig, MemN2NConfig, TrainConfig, TrainingDiverged
 
 PAPER = "movie"
 
@@ -185,17 +185,27 @@ def embeddings(task: MovieTask, work_dir: Path, settings: Settings) -> Fitted:
         return _streamed(task, STREAMED_EMBEDDINGS, work_dir, settings,
                          f"Supervised embeddings task {number} (two dictionaries)")
     k = PAPER_K[number]
-    fitted = {}
+    fitted: dict[bool, tuple[float, MovieRanker]] = {}
+    diverged: dict[bool, str] = {}
     for shared in (True, False):
         config = replace(EMBEDDINGS_CONFIG, shared_embeddings=shared,
                          epochs=settings.epochs or EMBEDDINGS_CONFIG.epochs)
-        model = MovieRanker.fit(task.data.entities, task.examples("train"), task.examples("dev"), config,
-                                work_dir / ("one" if shared else "two"), top_k=k, sentences=task.sentences())
+        try:
+            model = MovieRanker.fit(task.data.entities, task.examples("train"), task.examples("dev"), config,
+                                    work_dir / ("one" if shared else "two"), top_k=k, sentences=task.sentences())
+        except TrainingDiverged as error:  # a variant that diverges is not chosen; the other may still train
+            diverged[shared] = str(error).split(";")[0]
+            continue
         fitted[shared] = (hits(model, task.data, number, "dev")[0], model)
+    if not fitted:
+        raise TrainingDiverged(f"Supervised embeddings task {number}: both variants diverged ({diverged[True]}; "
+                               f"{diverged[False]})")
     shared = max(fitted, key=lambda s: fitted[s][0])
     model = fitted[shared][1]
+    scores = ", ".join(f"{fitted[s][0]} {name}" if s in fitted else f"{name} {diverged[s]}"
+                       for s, name in ((True, "one"), (False, "two")))
     return Fitted(model, f"Supervised embeddings task {number}: {'one dictionary' if shared else 'two dictionaries'} "
-                         f"(dev hits@{k} {fitted[True][0]} one, {fitted[False][0]} two)", model.summary)
+                         f"(dev hits@{k}: {scores})", model.summary)
 
 
 @register("movie_memn2n", PAPER, "MemN2N")

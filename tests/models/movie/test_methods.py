@@ -4,6 +4,7 @@ ranker, n/a where it has nothing to offer."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -50,3 +51,28 @@ def test_a_joint_task_trains_on_every_learned_task(data) -> None:
     joint = MovieTask(data, (1, 4))
     assert joint.examples("dev") == [*data.examples(1, "dev"), *data.examples(4, "dev")]
     assert set(data.candidates("dev")) <= set(joint.sentences()) and MovieTask(data, (1,)).sentences() == []
+
+
+def test_a_variant_of_the_embeddings_that_diverges_is_not_chosen(data, tmp_path, monkeypatch) -> None:
+    """On the calibrated small world one dictionary's loss grew to NaN at Adam 0.01 and the whole row failed; the
+    other variant is chosen, and the note names the one that diverged. Both diverging is still an error."""
+    from models.movie import methods as movie_methods
+    from models.training import TrainingDiverged
+
+    fit = movie_methods.MovieRanker.fit
+
+    def one_diverges(entities, trn, dev, config, *args, **kwargs):
+        if config.shared_embeddings:
+            raise TrainingDiverged("training diverged: the loss became nan in epoch 4; lower the learning rate")
+        return fit(entities, trn[:40], dev[:20], replace(config, epochs=1), *args, **kwargs)
+
+    monkeypatch.setattr(movie_methods.MovieRanker, "fit", one_diverges)
+    fitted = methods.get("movie_embeddings", paper="movie").fit(MovieTask(data, (1,)), tmp_path, Settings())
+    assert "two dictionaries" in fitted.note and "one training diverged: the loss became nan in epoch 4" in fitted.note
+
+    def both_diverge(*args, **kwargs):
+        raise TrainingDiverged("training diverged: the loss became nan in epoch 2; lower the learning rate")
+
+    monkeypatch.setattr(movie_methods.MovieRanker, "fit", both_diverge)
+    with pytest.raises(TrainingDiverged, match="both variants diverged"):
+        methods.get("movie_embeddings", paper="movie").fit(MovieTask(data, (1,)), tmp_path / "b", Settings())
