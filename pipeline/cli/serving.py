@@ -30,15 +30,17 @@ def chat(model_dir: Path, kb: Path | None) -> None:
     except FormatError as error:
         raise click.ClickException(str(error)) from None
     from models.serving.chat import ChatSession
+    from models.serving.ranker import read_spec, resolve_model_dir
 
     try:
+        resolved = resolve_model_dir(model_dir)
+        if given is not None and "long_term_memory" in (read_spec(resolved, required=False) or {}):
+            raise click.ClickException(f"{resolved} is a Movie Dialog model: it answers from the KB it holds and "
+                                       "makes no API calls, so --kb does not apply")  # before loading the model
         session = ChatSession(model_dir, facts)
     except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     if session.long_term_memory is not None:
-        if given is not None:
-            raise click.ClickException(f"{session.model_dir} is a Movie Dialog model: it answers from the KB it "
-                                       "holds and makes no API calls, so --kb does not apply")
         session.facts = []
         sentences = session.long_term_memory.get("kb_sentences", 0)
         click.echo(f"model {session.model_dir}; KB its own long-term memory ({sentences:,} KB sentences)", err=True)

@@ -39,6 +39,12 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "summary": run_summary(located["metadata"], QUICK.products()), "corpus": corpus}
 
 
+@pytest.fixture(scope="module")
+def served(finished: dict):
+    """The pushed model, loaded once for the tests that call its signatures."""
+    return tf.saved_model.load(finished["summary"]["pushed_model"])
+
+
 def test_examples_are_exchanges_with_the_candidate_set_beside_them(finished: dict) -> None:
     (examples,) = (finished["pipeline_root"] / "MovieExampleGen" / "examples").glob("*")
     resources = json.loads((examples / "corpus" / "movie_resources.json").read_text())
@@ -62,14 +68,14 @@ def test_each_task_is_a_slice_with_hits_at_k_and_the_model_is_pushed(finished: d
     assert summary["blessed"] and summary["pushed_model"]
 
 
-def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finished: dict) -> None:
+def test_the_pushed_model_ranks_raw_text_as_the_evaluator_ranks_examples(finished: dict, served) -> None:
     """Raw text in (the dictionary and the KB lookup are inside the model): the same ranking as the examples the
     Evaluator reads, given the same candidates (all of them: an example's range set empty)."""
     from data.movie.reader import discover_movie_corpus
     from models.movie.examples import MovieData
     from models.movie.records import CANDIDATE_RANGE, MovieCandidates, Parser, movie_tf_examples
 
-    loaded = tf.saved_model.load(finished["summary"]["pushed_model"])
+    loaded = served
     data = MovieData(discover_movie_corpus(finished["corpus"]))
     exchanges = data.examples(1, "test")[:30] + data.examples(3, "test")[:30]
     candidates = MovieCandidates.of(data.entities, {s: data.candidates(s) for s in ("dev", "test")})
@@ -91,7 +97,7 @@ def test_the_report_of_a_movie_run_has_its_hits_at_k_and_card(finished: dict) ->
     page = write_report(finished["pipeline_root"].parent.parent, QUICK.products(), data=finished["corpus"])
     text = page.read_text()
     assert "task=movie-qa" in text and "<th>hits_at_10</th>" in text and 'alt="memn2n training curves"' in text
-    assert text.count('alt="memn2n attention"') == 4  # two QA questions, two questions about a recommended movie
+    assert text.count('alt="memn2n attention"') == 2  # a QA question, a question about a recommended movie
     assert "# Model card: memn2n" in (page.parent / "model_card_memn2n.md").read_text()
     # The command finds the run's corpus, its paper and the models it trained in the run's metadata.
     from click.testing import CliRunner
@@ -121,7 +127,8 @@ def test_steps_per_execution_never_exceed_the_batches_of_the_stream(tmp_path) ->
     assert steps_per_execution([path], StreamedConfig(batch_size=1, steps_per_execution=4)) == 4
 
 
-def test_chat_and_rest_answer_a_question_a_recommendation_and_a_discussion_turn(finished: dict, tmp_path) -> None:
+def test_chat_and_rest_answer_a_question_a_recommendation_and_a_discussion_turn(finished: dict, served,
+                                                                                tmp_path) -> None:
     """`dialog chat` on the pushed movie model: its KB is the model's own memory (no API calls, --kb refused), and
     each reply is what TF Serving's REST predict ranks first for the same history and message."""
     from click.testing import CliRunner
@@ -141,7 +148,7 @@ def test_chat_and_rest_answer_a_question_a_recommendation_and_a_discussion_turn(
                if "bot>" in line]
     assert len(replies) == 3 and all(replies), result.stdout
 
-    signature = tf.saved_model.load(model).signatures["serving_default"]
+    signature = served.signatures["serving_default"]
     memory: list[str] = []
     for message, reply in zip(said, replies, strict=True):
         predicted = predict(signature, {"instances": [{"memory": memory, "query": message}]})["predictions"][0]
