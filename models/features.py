@@ -158,6 +158,12 @@ class Featurizer(tf.Module):
         shape = tf.concat([tf.shape(text, out_type=tf.int64), [self.sentence_size]], axis=0)
         return tf.cast(ids.to_tensor(default_value=PAD_ID, shape=shape), tf.int32)
 
+    def slots(self, count: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """The memory layout: for [B] memory counts, [B, memory_size] the index of the memory each slot holds
+        (slot j: the memory j steps back from the query; 0 where empty) and whether the slot holds one."""
+        source = count[:, tf.newaxis] - 1 - tf.range(self.memory_size, dtype=tf.int32)[tf.newaxis, :]
+        return tf.maximum(source, 0), source >= 0
+
     def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         """``memory``/``memory_speaker``: [B, M0] strings, oldest first, padded at the end with speaker "".
 
@@ -172,10 +178,8 @@ class Featurizer(tf.Module):
         words = tf.gather(self.sentence_ids(distinct), tf.reshape(line, tf.shape(memory)))  # [B, M0 + 1, S]
         speakers = tf.cast(self.speaker_ids.lookup(memory_speaker), tf.int32)  # [B, M0]
         count = tf.reduce_sum(tf.cast(tf.not_equal(memory_speaker, ""), tf.int32), axis=1)  # [B]
+        source, valid = self.slots(count)
         ago = tf.range(self.memory_size, dtype=tf.int32)[tf.newaxis, :]  # [1, M]
-        source = count[:, tf.newaxis] - 1 - ago  # [B, M]: index of the memory `ago` steps back
-        valid = source >= 0
-        source = tf.maximum(source, 0)
         times = tf.broadcast_to(self.first_time_id + ago, tf.shape(source))
         gathered = tf.concat([
             tf.gather(words, source, batch_dims=1),

@@ -114,7 +114,7 @@ def attention_maps(model_dir: str, data: Path | None, count: int = 2) -> list[st
 def movie_attention_maps(model_dir: str, data: Path | None, count: int = 1) -> list[str]:
     """Heat maps of a Movie Dialog model's attention over its memories for the first ``count`` dev questions of
     QA and the first ``count`` questions about the recommended movie of QA+Recs (its second exchange), where the
-    KB memory has the answer (each map is one row per memory, up to 40)."""
+    KB memory has the answer (each map is one row per memory, up to the model's memory size)."""
     if data is None or not model_dir:
         return []
     from data.movie.reader import discover_movie_corpus

@@ -48,14 +48,13 @@ from models.movie.paper import PAPER_K
 from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates, Parser
 from models.optimizers import RowAdam
 from models.serving.export import export, hold_models, prepare_output
+from models.serving.ranker import LONG_TERM_MEMORY
 from models.training import finite_loss, softmax_cross_entropy
 
 # hits@k of each task name with the paper's k.
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
 MAX_ANSWERS = 3  # as models.movie.text: an example trains on one of its first three answers
 USER, BOT = "user", "bot"
-# The key of a movie model's spec asset (assets/feature_spec.json) that describes its long-term KB memory.
-LONG_TERM_MEMORY = "long_term_memory"
 ENCODERS = ("memn2n", "lstm")
 
 
@@ -128,8 +127,9 @@ class StreamedConfig:
 # The joint supervised embeddings of the pipeline: no hop, one dictionary for inputs and one for candidates.
 STREAMED_EMBEDDINGS = StreamedConfig(hops=0, dictionaries=2)
 # The joint models' epochs (the pipeline's products and Table 6's joint rows): task-balanced, each task's share
-# as the square root of its size (QA, 96k of the paper's 6M exchanges, is 1.6% of the corpus and 7% of an epoch),
-# and at most 1.5M exchanges an epoch (a quarter of the paper's corpus; a smaller corpus is one epoch whole).
+# as the square root of its size, so that a small task (QA) is not drowned by the large ones, and a cap on an
+# epoch's size so that 8 epochs of both joint models fit the pipeline's hour at the paper's scale (a smaller corpus
+# is one epoch whole). Why these two and what they give: docs/movie.md ("Task-balanced epochs").
 JOINT_SAMPLING = {"task_sampling": 0.5, "epoch_exchanges": 1_500_000}
 STREAMED_JOINT_MEMN2N = StreamedConfig(**JOINT_SAMPLING)
 STREAMED_JOINT_EMBEDDINGS = replace(STREAMED_EMBEDDINGS, **JOINT_SAMPLING)
@@ -221,18 +221,21 @@ class MovieFeatures(tf.Module):
                               turn.with_flat_values(tf.where(turn.flat_values % 2 == 0, USER, BOT))], axis=1)
         return memory, speakers, said, asked
 
-    def memory_slots(self, history: tf.RaggedTensor, query: tf.Tensor) -> tf.Tensor:
-        """[B, memory_size] the memories' texts in the model's slot order (slot j: the memory j places before the
-        query, as ``Featurizer`` lays them out; "" where empty): what the attention weighs, for showing it."""
-        memory = self._memories(history, query)[0]
-        dense = tf.pad(memory.to_tensor(""), [[0, 0], [0, 1]])
-        count = tf.cast(memory.row_lengths(), tf.int32)
-        source = count[:, tf.newaxis] - 1 - tf.range(self.featurizer.memory_size, dtype=tf.int32)[tf.newaxis, :]
-        return tf.where(source >= 0, tf.gather(dense, tf.maximum(source, 0), batch_dims=1), "")
+    def with_memory_slots(self, history: tf.RaggedTensor, query: tf.Tensor) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
+        """:meth:`__call__`, and [B, memory_size] the memories' texts in the model's slot order (``Featurizer.slots``;
+        "" where empty): what the attention weighs, for showing it. The memories are looked up once for both."""
+        found = self._memories(history, query)
+        memory = found[0]
+        source, valid = self.featurizer.slots(tf.cast(memory.row_lengths(), tf.int32))
+        dense = tf.pad(memory.to_tensor(""), [[0, 0], [0, 1]])  # a column to gather from when there is no memory
+        return self._features(*found), tf.where(valid, tf.gather(dense, source, batch_dims=1), "")
 
     def __call__(self, history: tf.RaggedTensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         """``history`` [B, (H)] parsed texts (``GraphEntityText.parse``), oldest first; ``query`` [B]."""
-        memory, speakers, said, asked = self._memories(history, query)
+        return self._features(*self._memories(history, query))
+
+    def _features(self, memory: tf.RaggedTensor, speakers: tf.RaggedTensor, said: tf.RaggedTensor,
+                  asked: tf.Tensor) -> dict[str, tf.Tensor]:
         features = self.featurizer(memory.to_tensor(""), speakers.to_tensor(""), asked)
         if self.max_tokens:
             read = tf.concat([said[:, -self.context:], tf.expand_dims(asked, 1)], axis=1)
@@ -569,13 +572,17 @@ class MovieServingModule(tf.Module):
              memories: bool = True) -> dict[str, tf.Tensor]:
         """The ranked candidates of parsed texts, and (``memories``) the texts the attention weighs, in its slot
         order: for showing a conversation's attention, not for the Evaluator (``serving_examples``), which would
-        carry 40 strings an exchange through TFMA for nothing."""
-        logits, attention = self.model.predict_with_attention(self.features(history, query))
+        carry a memory's worth of strings an exchange through TFMA for nothing."""
+        if memories:
+            features, slots = self.features.with_memory_slots(history, query)
+        else:
+            features = self.features(history, query)
+        logits, attention = self.model.predict_with_attention(features)
         indices = ranked_within(logits, span, self.top_k)
         ranked = {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
                   "indices": indices, "attention": attention}
         if memories:
-            ranked["memories"] = self.features.memory_slots(history, query)
+            ranked["memories"] = slots
         return ranked
 
     def _everything(self, query: tf.Tensor) -> tf.Tensor:

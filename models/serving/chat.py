@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from data.corpus import SILENCE, KBFact, is_api_call
 from data.kb_lookup import lookup
-from models.serving.ranker import load_model, read_spec
+from models.serving.ranker import LONG_TERM_MEMORY, load_model, read_spec
 from models.serving.rest import is_text
 
 
@@ -32,7 +32,7 @@ class ChatSession:
         self._serve = loaded.signatures["serving_default"]
         spec = read_spec(self.model_dir) or {}
         # A Movie Dialog model (models.movie.streamed) holds its KB as long-term memory and makes no API calls.
-        self.long_term_memory: dict | None = spec.get("long_term_memory")
+        self.long_term_memory: dict | None = spec.get(LONG_TERM_MEMORY)
 
     def _reply(self, query: str) -> str:
         memory = tf.constant(np.array(self.memory, dtype=object).reshape(1, len(self.memory)), tf.string)

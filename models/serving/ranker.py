@@ -50,9 +50,12 @@ class ModelError(ValueError):
 # The asset every model this project exports carries (models.serving.export writes it): what its featuriser was
 # built from, or, for the template and state rankers, their own description; read to name the model's candidates.
 SPEC_ASSET = "feature_spec.json"
-# The spec is one line of JSON: a paper-scale Movie Dialog model's holds 117k words and 85k candidates, about 5 MB,
-# past the 1 MB line bound of the corpus files. Its bound is the size no model here comes near.
+# The spec is one line of JSON: a paper-scale Movie Dialog model's (its whole vocabulary and candidate set) is
+# several megabytes, past the corpus files' line bound. Its bound is a size no model here comes near.
 MAX_SPEC_BYTES = 256 * 2**20
+# The key of a spec that describes the model's long-term KB memory (a Movie Dialog model holds its KB and makes no
+# API calls; models.movie.streamed writes it, chat reads it).
+LONG_TERM_MEMORY = "long_term_memory"
 _REMEDY = "the model is damaged: train it again (dialog train --out) or push it again (dialog pipeline)"
 
 
