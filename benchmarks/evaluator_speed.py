@@ -49,7 +49,8 @@ def evaluate(root: Path, data: Path, model_name: str, profile: str, extractors: 
 
     pipeline_root = paths(root)["pipeline_root"]
     examples = standard_artifacts.Examples()
-    examples.uri = str(newest(pipeline_root / "DialogExampleGen" / "examples"))
+    (example_gen,) = (path for path in pipeline_root.iterdir() if path.name.endswith("ExampleGen"))
+    examples.uri = str(newest(example_gen / "examples"))
     splits = sorted(path.name.removeprefix("Split-") for path in Path(examples.uri).glob("Split-*"))
     examples.split_names = artifact_utils.encode_split_names(splits)
     paper, _ = papers.of_corpus(data)

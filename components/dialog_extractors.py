@@ -10,6 +10,13 @@ profile of `make run`'s three Evaluators (py-spy) found three costs that the met
 - **Slice keys per turn.** TFMA works out each turn's slice keys anew (``np.unique`` per feature and slicing spec,
   for each of the template ranker's 143k turns), though they depend only on the few values of the sliced features.
   They are computed by TFMA's own code once per distinct combination of those values, then reused.
+- **One extract per turn.** TFMA splits every batch into one extract per turn, each then keyed, fanned out to its
+  slices and added to a combiner in Python (most of the Evaluator's time after the model's). The turns of a batch
+  that share the sliced features' values share their slice keys, so the batch is split into one extract per such
+  group instead (a few per batch: a batch holds consecutive turns of one split and task), and
+  ``components.dialog_metrics`` ranks a group's turns on arrays. Only where the metrics are this project's alone
+  (no TFMA metric counts extracts as examples) and no confidence interval resamples extracts; otherwise, and for a
+  batch whose sliced values are not one per turn, TFMA's per-turn split is used.
 - **A failed call per batch.** TFMA calls ``serving_examples`` with the serialized examples as a positional
   argument; a loaded signature binds arguments only by name, so TensorFlow first formats an error message that
   holds the repr of the whole batch, then falls back to the flat signature. Given the examples as a
@@ -18,17 +25,19 @@ profile of `make run`'s three Evaluators (py-spy) found three costs that the met
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import apache_beam as beam
 import numpy as np
 import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis import constants
+from tensorflow_model_analysis.api import types
 from tensorflow_model_analysis.extractors import predictions_extractor, slice_key_extractor, unbatch_extractor
 from tensorflow_model_analysis.slicer import slicer_lib
+from tensorflow_model_analysis.utils import util
 
-from components.dialog_metrics import DIALOG_ID
+from components.dialog_metrics import DIALOG_ID, DialogRankingMetrics
 
 # The features the metrics read after the predictions (the per-dialog accuracy's); the slicing ones are added.
 METRIC_FEATURES = (DIALOG_ID,)
@@ -68,6 +77,89 @@ def kept_features_extractor(kept: Iterable[str]) -> tfma.extractors.Extractor:
     """Only the ``kept`` features from here on (the predictions and labels are extracted already)."""
     return tfma.extractors.Extractor(stage_name="KeepSliceAndMetricFeatures",
                                      ptransform=beam.Map(_with_kept_features, kept=tuple(kept)))
+
+
+class _NotGroupable(Exception):
+    """A batched value that is not one row per turn: the batch is split per turn, as TFMA does."""
+
+
+def _rows(value: Any, size: int) -> Any:
+    """``value`` (a batched extract's leaf or dict of them) as arrays with one row per turn."""
+    if isinstance(value, Mapping):
+        return {key: _rows(inner, size) for key, inner in value.items()}
+    if value is None:
+        return None
+    if isinstance(value, types.VarLenTensorValue | types.SparseTensorValue):
+        rows = np.empty(size, dtype=object)  # one array per turn, of any length (a Movie Dialog label)
+        for i, turn in enumerate(util.split_extracts({"value": value})):
+            rows[i] = turn["value"]
+        return rows
+    if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == size:
+        return value
+    raise _NotGroupable(type(value).__name__)
+
+
+def _take(value: Any, rows: np.ndarray) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _take(inner, rows) for key, inner in value.items()}
+    return None if value is None else value[rows]
+
+
+def _slice_groups(batched: tfma.Extracts, sliced: tuple[str, ...]) -> list[tfma.Extracts]:
+    """One extract per group of the batch's turns with equal values of the ``sliced`` features: those features
+    hold the group's value as one turn's extract does, every other array the group's rows."""
+    extracts = {key: value for key, value in batched.items() if key != constants.ARROW_RECORD_BATCH_KEY}
+    labels = extracts[tfma.LABELS_KEY]
+    size = int(labels.dense_shape[0]) if isinstance(labels, types.VarLenTensorValue | types.SparseTensorValue) \
+        else len(labels)
+    extracts = _rows(extracts, size)
+    features = extracts[tfma.FEATURES_KEY]
+    group = np.zeros(size, np.int64)
+    for name in sliced:
+        if name not in features:
+            continue
+        column = features[name]
+        if column.shape != (size, 1):  # not one value per turn
+            raise _NotGroupable(name)
+        _, codes = np.unique(column[:, 0], return_inverse=True)
+        _, group = np.unique(group * size + codes, return_inverse=True)
+    _, first, group = np.unique(group, return_index=True, return_inverse=True)
+    out = []
+    for g, row in enumerate(first.tolist()):
+        rows = np.flatnonzero(group == g)
+        extract = _take({key: value for key, value in extracts.items() if key != tfma.FEATURES_KEY}, rows)
+        extract[tfma.FEATURES_KEY] = {name: value[row] if name in sliced else value[rows]
+                                      for name, value in features.items()}
+        out.append(extract)
+    return out
+
+
+def _split_batch(batched: tfma.Extracts, sliced: tuple[str, ...]) -> list[tfma.Extracts]:
+    try:
+        return _slice_groups(batched, sliced)
+    except _NotGroupable:
+        return unbatch_extractor._extract_unbatched_inputs(batched)
+
+
+def groups_its_turns(eval_config: tfma.EvalConfig) -> bool:
+    """Whether the Evaluator may hand the metrics groups of turns: every metric is :class:`DialogRankingMetrics`
+    (which counts turns, not extracts), nothing resamples or counts extracts (confidence intervals, a minimum
+    slice size) and no example weights."""
+    metrics = [metric for spec in eval_config.metrics_specs for metric in spec.metrics]
+    return (bool(metrics) and all(metric.class_name == DialogRankingMetrics.__name__ for metric in metrics)
+            and not any(spec.example_weights.weighted or spec.binarize.ByteSize() or spec.aggregate.ByteSize()
+                        for spec in eval_config.metrics_specs)
+            and not eval_config.options.compute_confidence_intervals.value
+            and eval_config.options.min_slice_size.value <= 1
+            and not any(spec.example_weight_key or spec.example_weight_keys for spec in eval_config.model_specs))
+
+
+def slice_group_extractor(eval_config: tfma.EvalConfig) -> tfma.extractors.Extractor:
+    """TFMA's unbatch stage (same name) giving one extract per group of a batch's turns that share their slices
+    (:func:`_slice_groups`)."""
+    return tfma.extractors.Extractor(
+        stage_name=unbatch_extractor.UNBATCH_EXTRACTOR_STAGE_NAME,
+        ptransform=beam.FlatMap(_split_batch, sliced=sliced_features(eval_config)))
 
 
 class MemoizedSliceKeysFn(slice_key_extractor.ExtractSliceKeysFn):
@@ -118,8 +210,9 @@ def memoized_slice_key_extractor(eval_config: tfma.EvalConfig, materialize: bool
 def custom_extractors(eval_shared_model: Any, eval_config: tfma.EvalConfig,
                       tensor_adapter_config: Any = None) -> list[tfma.extractors.Extractor]:
     """TFMA's default extractors, with :func:`examples_feature_extractor` before the predictions,
-    :func:`kept_features_extractor` before the unbatching and :func:`memoized_slice_key_extractor` for TFMA's
-    slice key stage (the signature the TFX Evaluator calls)."""
+    :func:`kept_features_extractor` before the unbatching, :func:`slice_group_extractor` for the unbatching where
+    :func:`groups_its_turns`, and :func:`memoized_slice_key_extractor` for TFMA's slice key stage (the signature
+    the TFX Evaluator calls)."""
     chain = []
     for extractor in tfma.default_extractors(eval_shared_model=eval_shared_model, eval_config=eval_config,
                                              tensor_adapter_config=tensor_adapter_config):
@@ -127,6 +220,8 @@ def custom_extractors(eval_shared_model: Any, eval_config: tfma.EvalConfig,
             chain.append(examples_feature_extractor())
         if extractor.stage_name == unbatch_extractor.UNBATCH_EXTRACTOR_STAGE_NAME:
             chain.append(kept_features_extractor((*sliced_features(eval_config), *METRIC_FEATURES)))
+            if groups_its_turns(eval_config):
+                extractor = slice_group_extractor(eval_config)
         if extractor.stage_name == slice_key_extractor.SLICE_KEY_EXTRACTOR_STAGE_NAME:
             extractor = memoized_slice_key_extractor(eval_config)
         chain.append(extractor)

@@ -46,22 +46,26 @@ class _RankingCombiner(beam.CombineFn):
 
     def add_input(self, accumulator: _Accumulator, element: metric_types.StandardMetricInputs) -> _Accumulator:
         # Read directly rather than through metric_util.to_label_prediction_example_weight, which costs more
-        # than the rest of the evaluation per example; and in plain Python lists: numpy's comparisons on ten
-        # values cost more than the lists' (a turn makes one call per slice).
-        # The label is the ModelSpec's label_key feature.
+        # than the rest of the evaluation per example. An element is one turn (TFMA's unbatched extract) or the
+        # turns of a batch that share their slices (components.dialog_extractors' groups): the ranks of all its
+        # turns are computed on arrays at once. The label is the ModelSpec's label_key feature.
         predicted = element.get_predictions(self._model_name, self._output_name)
         if isinstance(predicted, Mapping):
             predicted = predicted[self._prediction_key]
-        labels = np.ravel(element.get_labels(self._model_name, self._output_name)).tolist()
-        ranked = np.ravel(predicted).tolist()
-        # Any right answer counts (a Movie Dialog QA answer is a list): the best-ranked one's rank.
-        rank = min((ranked.index(label) for label in labels if label in ranked), default=None)
-        accumulator.turns += 1
+        predicted = np.asarray(predicted)
+        labels, dialogs = element.get_labels(self._model_name, self._output_name), element.get_features()[DIALOG_ID]
+        if predicted.ndim == 1:  # one turn
+            predicted, labels, dialogs = predicted[np.newaxis], [np.ravel(labels)], np.ravel(dialogs)[:1]
+        rank = best_ranks(labels, predicted)
+        accumulator.turns += len(rank)
         hits = accumulator.hits
         for k in self._ks:
-            hits[k] = hits.get(k, 0) + (rank is not None and rank < k)
-        dialog = np.ravel(element.get_features()[DIALOG_ID])[0]
-        accumulator.dialogs[dialog] = accumulator.dialogs.get(dialog, True) and rank == 0
+            hits[k] = hits.get(k, 0) + int(np.count_nonzero(rank < k))
+        ids, turn_dialog = np.unique(np.ravel(dialogs), return_inverse=True)
+        wrong = np.zeros(len(ids), bool)
+        np.logical_or.at(wrong, turn_dialog, rank != 0)
+        for dialog, missed in zip(ids.tolist(), wrong.tolist(), strict=True):
+            accumulator.dialogs[dialog] = accumulator.dialogs.get(dialog, True) and not missed
         return accumulator
 
     def merge_accumulators(self, accumulators: Iterable[_Accumulator]) -> _Accumulator:
@@ -92,6 +96,24 @@ def prediction_key(eval_config: Any, model_name: str) -> str:
             return spec.prediction_key
     return DEFAULT_PREDICTION_KEY
 
+
+UNRANKED = np.iinfo(np.int64).max  # the rank of a turn none of whose right answers is in the top k
+
+
+def best_ranks(labels: Any, predicted: np.ndarray) -> np.ndarray:
+    """[n] the rank in ``predicted`` [n, k] (candidate indices, best first) of each turn's best-ranked right answer,
+    :data:`UNRANKED` when none is ranked. ``labels``: [n, L] right answers per turn, or n rows of any lengths (a
+    Movie Dialog exchange has any number of right answers, or none): any right answer counts."""
+    rows = [np.ravel(row) for row in labels] if not isinstance(labels, np.ndarray) or labels.dtype == object else None
+    if rows is not None:  # ragged: padded with -1, never a candidate index
+        width = max((len(row) for row in rows), default=0)
+        padded = np.full((len(rows), width), -1, np.int64)
+        for i, row in enumerate(rows):
+            padded[i, :len(row)] = row
+        labels = padded
+    labels = np.asarray(labels).reshape(len(predicted), -1)
+    hit = (predicted[:, :, np.newaxis] == labels[:, np.newaxis, :]).any(axis=2)  # [n, k]
+    return np.where(hit.any(axis=1), hit.argmax(axis=1), UNRANKED)
 
 PER_RESPONSE = "per_response_accuracy"
 PER_DIALOG = "per_dialog_accuracy"

@@ -1,5 +1,5 @@
 """The Evaluator's extractors: the examples named, only the slicing and metric features kept, memoized slice keys
-equal to TFMA's."""
+equal to TFMA's, a batch split into groups of turns that share their slices."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import tensorflow as tf
 from components.dialog_extractors import (
     EXAMPLES_INPUT,
     MemoizedSliceKeysFn,
+    _split_batch,
     _with_examples_feature,
     _with_kept_features,
+    groups_its_turns,
     sliced_features,
 )
+from components.dialog_metrics import DIALOG_ID
 
 
 def test_extractors_name_the_examples_and_keep_only_the_slicing_and_metric_features() -> None:
@@ -63,3 +66,86 @@ def test_memoized_slice_keys_are_tfmas() -> None:
         assert mine[tfma.FEATURES_KEY] is turn[tfma.FEATURES_KEY] and keys not in turn
     assert got[2][keys] is got[0][keys]  # the same values: computed once
     assert len(memoized._cache) == 4
+
+
+def _batch(splits: list[bytes], tasks: list[bytes], labels: list[list[int]]) -> dict:
+    """A batched extract as TFMA has it before unbatching: a label list of any length per turn (a VarLen value, as
+    a Movie Dialog batch whose exchanges have different numbers of right answers)."""
+    import tensorflow_model_analysis as tfma
+    from tensorflow_model_analysis.api import types
+
+    size = len(splits)
+    indices = np.array([[turn, position] for turn, row in enumerate(labels) for position in range(len(row))],
+                       np.int64).reshape(-1, 2)
+    values = np.array([label for row in labels for label in row], np.int64)
+    width = max(len(row) for row in labels)
+    rng = np.random.default_rng(0)
+    return {tfma.FEATURES_KEY: {"split": np.array(splits, dtype=object).reshape(size, 1),
+                                "task": np.array(tasks, dtype=object).reshape(size, 1),
+                                DIALOG_ID: np.array([b"d%d" % (turn // 3) for turn in range(size)],
+                                                    dtype=object).reshape(size, 1)},
+            tfma.LABELS_KEY: types.VarLenTensorValue(values=values, indices=indices,
+                                                     dense_shape=np.array([size, width])),
+            tfma.PREDICTIONS_KEY: {"indices": np.stack([rng.permutation(6)[:3] for _ in range(size)]).astype(np.int32),
+                                   "scores": rng.random((size, 3)).astype(np.float32)}}
+
+
+def _metrics(extracts: list[dict]) -> dict[str, float]:
+    import tensorflow_model_analysis as tfma
+    from tensorflow_model_analysis.metrics import metric_types
+
+    from components.dialog_metrics import _RankingCombiner
+
+    keys = {name: metric_types.MetricKey(name=name) for name in
+            ("per_response_accuracy", "per_dialog_accuracy", "hits_at_2", "hits_at_10", "turns")}
+    combiner = _RankingCombiner(keys, (1, 2, 10))
+    accumulator = combiner.create_accumulator()
+    for extract in extracts:
+        accumulator = combiner.add_input(accumulator, metric_types.StandardMetricInputs(
+            labels=extract[tfma.LABELS_KEY], predictions=extract[tfma.PREDICTIONS_KEY],
+            features=extract[tfma.FEATURES_KEY]))
+    return {key.name: value for key, value in combiner.extract_output(accumulator).items()}
+
+
+def test_a_batch_is_split_into_its_slices_groups_with_the_metrics_of_its_turns() -> None:
+    """Each group holds the turns of one split and task (the sliced features as one turn's extract has them); the
+    metrics over the groups are those over TFMA's one extract per turn, any right answer counting."""
+    import tensorflow_model_analysis as tfma
+    from tensorflow_model_analysis.extractors import unbatch_extractor
+
+    rng = np.random.default_rng(1)
+    size = 40
+    splits = [[b"dev", b"tst"][i] for i in rng.integers(0, 2, size)]
+    tasks = [[b"babi-1", b"babi-2", b"babi-3"][i] for i in rng.integers(0, 3, size)]
+    labels = [rng.choice(6, size=int(rng.integers(0, 3)), replace=False).tolist() for _ in range(size)]
+    batched = _batch(splits, tasks, labels)
+    groups = _split_batch(batched, ("split", "task", "challenge"))
+    turns = unbatch_extractor._extract_unbatched_inputs(batched)
+    assert len(turns) == size and len(groups) == len(set(zip(splits, tasks, strict=True)))
+    assert sum(len(group[tfma.LABELS_KEY]) for group in groups) == size
+    for group in groups:
+        features = group[tfma.FEATURES_KEY]
+        assert features["split"].shape == turns[0][tfma.FEATURES_KEY]["split"].shape == (1,)
+        rows = [i for i in range(size) if (splits[i], tasks[i]) == (features["split"][0], features["task"][0])]
+        assert features[DIALOG_ID].ravel().tolist() == [b"d%d" % (i // 3) for i in rows]
+    grouped, one_by_one = _metrics(groups), _metrics(turns)
+    assert grouped == one_by_one and one_by_one["turns"] == size
+    assert 0 < one_by_one["per_response_accuracy"] < one_by_one["hits_at_2"] < one_by_one["hits_at_10"] < 1
+    # A sliced feature with other than one value per turn: the batch is split per turn, as TFMA does.
+    batched[tfma.FEATURES_KEY]["task"] = np.repeat(batched[tfma.FEATURES_KEY]["task"], 2, axis=1)
+    assert len(_split_batch(batched, ("split", "task"))) == size
+
+
+def test_groups_of_turns_only_where_nothing_counts_or_resamples_extracts() -> None:
+    import tensorflow_model_analysis as tfma
+
+    from pipeline.pipeline import eval_config, movie_eval_config
+
+    assert groups_its_turns(eval_config(0.5, 0.1)) and groups_its_turns(movie_eval_config(0.5, 0.1))
+    with_intervals = eval_config(0.5, 0.1)
+    with_intervals.options.compute_confidence_intervals.value = True
+    other_metric = eval_config(0.5, 0.1)
+    other_metric.metrics_specs[0].metrics.append(tfma.MetricConfig(class_name="ExampleCount"))
+    small_slices = eval_config(0.5, 0.1)
+    small_slices.options.min_slice_size.value = 5
+    assert not any(groups_its_turns(config) for config in (with_intervals, other_metric, small_slices))
