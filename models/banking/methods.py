@@ -67,8 +67,9 @@ def mmn(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
     best_epochs = ", ".join(str(summaries[intent]["best_epoch"]) for intent in INTENTS)
     selector = summaries["selector"]
     diverged = "".join(f", {rate} diverged" for rate in selector.get("diverged_learning_rates", []))
-    note = (f"intent networks' best epochs {best_epochs}; selector (learning rate "
-            f"{selector['config']['learning_rate']}, chosen on {settings.chosen_on}{diverged}) {settings.chosen_on} "
+    kind = ("words (logistic regression)" if selector["selector"] == "words" else
+            f"MemN2N, learning rate {selector['config']['learning_rate']} chosen on {settings.chosen_on}{diverged}")
+    note = (f"intent networks' best epochs {best_epochs}; selector ({kind}) {settings.chosen_on} "
             f"{selector['dev_per_response_accuracy']}%")
     return Fitted(ranker, note, summaries)
 

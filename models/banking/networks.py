@@ -1,10 +1,15 @@
 """Single and multiple memory networks (section 4 of Majumdar et al.) on the banking self-play corpus.
 
 * **SMN**: one MemN2N trained on the dialogs of every intent.
-* **MMN**: one MemN2N per intent, trained on that intent's dialogs, and a seventh that picks the intent network
+* **MMN**: one MemN2N per intent, trained on that intent's dialogs, and a selector that picks the intent network
   for a dialog. The selector is trained on the user's opening utterance, whose answer is replaced by a
-  ``api_call memory_network <intent>`` action, as the paper appends a call-memory-network action there; its
-  learning rate (0.001 or 0.01) is chosen on dev.
+  ``api_call memory_network <intent>`` action, as the paper appends a call-memory-network action there. The
+  paper's selector is a seventh MemN2N (``selector="memn2n"``, its learning rate, 0.001 or 0.01, chosen on dev);
+  ours by default (``selector="words"``) is a logistic regression over the opening's words (:class:`WordSelector`):
+  the MemN2N learned the training templates' words with the intent's and sent openings worded otherwise to the
+  intent whose template they resembled ("what is the balance on savings right now" to the limit, whose training
+  template is "what is the limit on ... right now"), where the regression weighs the words that tell the intents
+  apart (dev, in the development templates: ``benchmarks/mmn_selector.py``).
 
 Both use the paper's settings (learning rate 0.001, batch 32, up to 20 epochs, embedding 128, memory 40,
 3 hops), train on ``trn`` and keep their best epoch on ``dev`` (stopping after 3 epochs without progress). Both
@@ -14,11 +19,17 @@ registered as methods in ``models.banking.methods``.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+
+from data.atomic import write_text_atomic
 from data.banking.domain import INTENTS
 from models.examples import TurnExample
 from models.features import FeatureSpec, spec_from_sentences
@@ -29,6 +40,7 @@ from models.training import MemN2NConfig, TrainConfig, TrainingDiverged, fit_and
 PAPER_EPOCHS = 20  # the paper's; more is never run
 SELECTOR_ACTION = "api_call memory_network {intent}"
 SELECTOR_LEARNING_RATES = (0.001, 0.01)
+SELECTORS = ("words", "memn2n")  # ours (the default), the paper's
 # Turn 0 answers the opening silence with the greeting; the user says what they want at turn 1.
 OPENING_TURN = 1
 
@@ -66,6 +78,41 @@ def selector_examples(examples: Sequence[TurnExample], intents: Mapping[str, str
     (``intents``: dialog id -> intent)."""
     return [replace(utterance_only(e), answer=SELECTOR_ACTION.format(intent=intents[e.dialog_id]))
             for e in examples if e.turn == OPENING_TURN]
+
+
+class WordSelector:
+    """MMN's selector as a logistic regression over the words of the opening utterance (each word present or not;
+    scikit-learn's defaults: L2 with C = 1, no setting chosen): the actions ranked by probability."""
+
+    def __init__(self, actions: Sequence[str]) -> None:
+        self.actions = list(actions)
+        self.words = CountVectorizer(token_pattern=r"\S+", binary=True)  # words as the corpus splits them
+        self.model = LogisticRegression(max_iter=1000)
+
+    def fit(self, examples: Sequence[TurnExample]) -> WordSelector:
+        unknown = sorted({e.answer for e in examples} - set(self.actions))
+        if unknown:
+            raise ValueError(f"selector answers that are not actions: {unknown[:3]}")
+        self.model.fit(self.words.fit_transform([e.query for e in examples]), [e.answer for e in examples])
+        return self
+
+    def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
+        if not examples:
+            return []
+        probabilities = self.model.predict_proba(self.words.transform([e.query for e in examples]))
+        order = np.argsort(-probabilities, axis=1, kind="stable")[:, :k]
+        return [[str(self.model.classes_[i]) for i in row] for row in order]
+
+    def accuracy(self, examples: Sequence[TurnExample]) -> float:
+        """Percent of ``examples`` whose answer is ranked first."""
+        return round(100 * float(np.mean([got == e.answer for got, e in zip(best_answers(self, examples), examples,
+                                                                                strict=True)])), 2)
+
+    def save(self, path: Path) -> None:
+        """The fitted weights as JSON (words, actions, coefficients), for the record of what routed the dialogs."""
+        write_text_atomic(path, json.dumps({
+            "words": self.words.get_feature_names_out().tolist(), "actions": self.model.classes_.tolist(),
+            "coefficients": self.model.coef_.round(6).tolist(), "intercepts": self.model.intercept_.round(6).tolist()}))
 
 
 class MultipleMemoryNetwork:
@@ -109,38 +156,56 @@ def train_smn(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnE
 
 
 def train_mmn(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], intents: Mapping[str, str],
-              config: TrainConfig, out: Path, verbose: int = 0, log_dir: str | None = None, top_k: int = 10
-              ) -> tuple[MultipleMemoryNetwork, dict[str, dict]]:
+              config: TrainConfig, out: Path, verbose: int = 0, log_dir: str | None = None, top_k: int = 10,
+              selector: str = "words") -> tuple[MultipleMemoryNetwork, dict[str, dict]]:
     """MMN exported under ``out`` (a directory per network; ``intents``: each dialog's, by id): the networks and
-    their summaries by intent, the chosen selector's as ``selector``."""
-    def fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
-            name: str) -> dict:
-        return fit_and_export(spec, trn, dev, config, out / name, verbose=verbose, top_k=top_k,
-                              log_dir=f"{log_dir}/{name}" if log_dir else None)
-
+    their summaries by intent, the selector's (``selector``: one of :data:`SELECTORS`) as ``selector``."""
+    if selector not in SELECTORS:
+        raise ValueError(f"selector must be one of {SELECTORS}, not {selector!r}")
     summaries: dict[str, dict] = {}
     for intent in INTENTS:
-        summaries[intent] = fit(spec, [e for e in trn if intents[e.dialog_id] == intent],
-                                [e for e in dev if intents[e.dialog_id] == intent], config, intent)
-    selector_trn, selector_dev = selector_examples(trn, intents), selector_examples(dev, intents)
+        summaries[intent] = fit_and_export(spec, [e for e in trn if intents[e.dialog_id] == intent],
+                                           [e for e in dev if intents[e.dialog_id] == intent], config, out / intent,
+                                           verbose=verbose, top_k=top_k,
+                                           log_dir=f"{log_dir}/{intent}" if log_dir else None)
+    chosen, summaries["selector"] = train_selector(selector, selector_examples(trn, intents),
+                                                   selector_examples(dev, intents), config, out, verbose, log_dir,
+                                                   top_k, memory_size=spec.memory_size)
+    return MultipleMemoryNetwork(chosen, _networks(out)), summaries
+
+
+def train_selector(selector: str, trn: Sequence[TurnExample], dev: Sequence[TurnExample], config: TrainConfig,
+                   out: Path, verbose: int = 0, log_dir: str | None = None, top_k: int = 10, memory_size: int = 40
+                   ) -> tuple[Ranker, dict]:
+    """MMN's selector (``selector``: one of :data:`SELECTORS`) fitted on the openings ``trn`` (and, for the
+    MemN2N, its learning rate chosen on ``dev``), written under ``out``: the selector and its summary (its dev
+    accuracy as ``dev_per_response_accuracy``)."""
     actions = [SELECTOR_ACTION.format(intent=intent) for intent in INTENTS]
-    sentences = {e.query for e in selector_trn}
-    selector_spec = spec_from_sentences(actions, [], sentences, memory_size=spec.memory_size)
+    if selector == "words":
+        words = WordSelector(actions).fit(trn)
+        words.save(out / "selector-words.json")
+        return words, {"selector": "words", "dev_per_response_accuracy": words.accuracy(dev)}
+    if selector != "memn2n":
+        raise ValueError(f"selector must be one of {SELECTORS}, not {selector!r}")
+    selector_spec = spec_from_sentences(actions, [], {e.query for e in trn}, memory_size=memory_size)
     # The selector classifies one utterance, a task of its own: at the networks' learning rate it stalls early, well
     # below what a larger step reaches, so its learning rate is chosen on dev.
     # A rate whose training diverges is not a candidate (it happens now and then on these memory-less examples; the
     # note lists it); the other rate is chosen, and with neither the error stands.
     candidates, diverged = {}, []
     for rate in SELECTOR_LEARNING_RATES:
+        name = f"selector-{rate}"
         try:
-            candidates[f"selector-{rate}"] = fit(selector_spec, selector_trn, selector_dev,
-                                                 replace(config, learning_rate=rate), f"selector-{rate}")
+            candidates[name] = fit_and_export(selector_spec, trn, dev, replace(config, learning_rate=rate),
+                                              out / name, verbose=verbose, top_k=top_k,
+                                              log_dir=f"{log_dir}/{name}" if log_dir else None)
         except TrainingDiverged:
             if len(diverged) == len(SELECTOR_LEARNING_RATES) - 1:
                 raise
             diverged.append(rate)
     best = max(candidates, key=lambda name: candidates[name]["dev_per_response_accuracy"])
-    candidates[best]["diverged_learning_rates"] = diverged
-    summaries["selector"] = candidates[best]
-    networks = {intent: SavedModelRanker(out / intent) for intent in INTENTS}
-    return MultipleMemoryNetwork(SavedModelRanker(out / best), networks), summaries
+    return SavedModelRanker(out / best), {"selector": "memn2n", **candidates[best], "diverged_learning_rates": diverged}
+
+
+def _networks(out: Path) -> dict[str, SavedModelRanker]:
+    return {intent: SavedModelRanker(out / intent) for intent in INTENTS}

@@ -3,6 +3,7 @@ of plain turn examples from its opening turn, even when only later turns are ran
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -11,7 +12,14 @@ import pytest
 from data.banking.domain import INTENTS
 from models.banking import networks
 from models.banking.labelled import dialog_intents, read_task_labels
-from models.banking.networks import OPENING_TURN, SELECTOR_ACTION, MultipleMemoryNetwork, opening, selector_examples
+from models.banking.networks import (
+    OPENING_TURN,
+    SELECTOR_ACTION,
+    MultipleMemoryNetwork,
+    WordSelector,
+    opening,
+    selector_examples,
+)
 from models.examples import TaskData, TurnExample
 from models.features import build_spec
 from models.training import TrainingDiverged, train_config
@@ -97,10 +105,40 @@ def test_a_diverging_selector_rate_is_left_out_and_named(banking, tmp_path, monk
     monkeypatch.setattr(networks, "SavedModelRanker", lambda path: path)
     spec = build_spec(task, memory_size=40)
     mmn, summaries = networks.train_mmn(spec, task.split("trn"), task.split("dev"), intents,
-                                        train_config("memn2n", epochs=1), tmp_path)
+                                        train_config("memn2n", epochs=1), tmp_path, selector="memn2n")
     assert summaries["selector"]["config"]["learning_rate"] == 0.01
     assert summaries["selector"]["diverged_learning_rates"] == [0.001] and mmn.selector.name == "selector-0.01"
     failing.add(0.01)
     with pytest.raises(TrainingDiverged):
         networks.train_mmn(spec, task.split("trn"), task.split("dev"), intents, train_config("memn2n", epochs=1),
-                           tmp_path)
+                           tmp_path, selector="memn2n")
+
+
+def test_the_word_selector_weighs_the_words_that_tell_intents_apart(tmp_path) -> None:
+    """Openings worded as no training opening is: the intent's word decides, not the template's other words (the
+    paper's MemN2N selector sent "what is the balance on ... right now" to the limit, whose training template it
+    resembles)."""
+    def opening(query: str, intent: str) -> TurnExample:
+        return TurnExample(f"{intent}-{query}", "banking", "trn", OPENING_TURN, (), (), query,
+                           SELECTOR_ACTION.format(intent=intent))
+
+    accounts = ("savings", "checking", "joint", "student")
+    # As the generator's training templates are: the framings are shared by the two intents, but one.
+    frames = ("how high is my {what} on {account}", "i need to know the {what} of {account}",
+              "could you give me the {account} {what}", "show me the {what} of my {account} account")
+    trn = [opening(frame.format(what=what, account=account), f"account_{what}") for account in accounts
+           for frame in frames for what in ("balance", "limit")]
+    trn += [opening(f"what is the limit on {account} right now", "account_limit") for account in accounts]
+    trn += [opening(f"block a card linked to my {account} account", "block_card") for account in accounts]
+    actions = [SELECTOR_ACTION.format(intent=intent) for intent in INTENTS]
+    selector = WordSelector(actions).fit(trn)
+    dev = [opening(f"what is the balance on {account} right now", "account_balance") for account in accounts]
+    dev.append(opening("please block my card", "block_card"))
+    assert selector.accuracy(dev) == 100.0
+    ranked = selector.rank(dev[:1], 3)
+    assert ranked[0][0] == SELECTOR_ACTION.format(intent="account_balance") and len(ranked[0]) == 3
+    selector.save(tmp_path / "selector.json")
+    saved = json.loads((tmp_path / "selector.json").read_text())
+    assert "balance" in saved["words"] and len(saved["coefficients"]) == len(saved["actions"]) == 3
+    with pytest.raises(ValueError, match="not actions"):
+        WordSelector(actions[:1]).fit(trn)

@@ -30,8 +30,9 @@ def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
     assert ours.startswith("seed 1, Ours: best epoch 1/1 on dev and dev-OOP (")
     assert "slot types learned: account" in ours
     assert 0 <= results.table8[("average", "OOT", "Ours")] <= 100 and "| IT Ours |" in text
-    assert mmn.startswith("seed 1, MMN: intent networks' best epochs 1, 1, 1, 1, 1, 1; selector (learning rate 0.0")
-    assert "chosen on dev) dev " in mmn and "dialogs routed to their intent: dev " in mmn and ", OOT " in mmn
+    assert mmn.startswith("seed 1, MMN: intent networks' best epochs 1, 1, 1, 1, 1, 1; selector (words (logistic "
+                          "regression)) dev ")
+    assert "dialogs routed to their intent: dev " in mmn and ", OOT " in mmn
     assert 0 <= results.table8[("routing", "OOT", "MMN")] <= 100
     # The development sets beside the tests: dev's non-OOP turns and each OOP case of dev-OOP, for every model.
     for model in ("SMN", "MMN", "Ours"):
