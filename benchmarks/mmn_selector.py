@@ -6,7 +6,8 @@ per corpus and selector. No test file is read: this is what the choice of MMN's 
     .venv/bin/python benchmarks/mmn_selector.py --data corpora/banking [--data ANOTHER_SEED]...
 
 A line gives the routed shares (percent of the openings sent to their own intent's network), the seconds the
-selector took to train (the MemN2N's two learning rates included) and the misrouted openings, most frequent first.
+selector took to train (the MemN2N's two learning rates included) and the misrouted openings, most frequent first;
+or ``diverged`` when the MemN2N's training diverged at every learning rate (MMN stops with that error).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from models.banking.labelled import dialog_intents, read_task_labels
 from models.banking.networks import SELECTORS, paper_config, selector_examples, train_selector
 from models.examples import TaskData
 from models.methods import best_answers
+from models.training import TrainingDiverged
 
 SHOWN_ERRORS = 5
 
@@ -43,11 +45,14 @@ def main(corpora: tuple[Path, ...], selectors: str) -> None:
         for kind in selectors.split(","):
             with tempfile.TemporaryDirectory() as work:
                 started = time.perf_counter()
-                selector, summary = train_selector(kind, openings["trn"], openings["dev"], paper_config(),
-                                                   Path(work))
-                seconds = time.perf_counter() - started
-                line: dict = {"measure": "mmn_selector", "corpus": str(corpus), "selector": kind,
-                              "train_seconds": round(seconds, 1)}
+                line: dict = {"measure": "mmn_selector", "corpus": str(corpus), "selector": kind}
+                try:
+                    selector, summary = train_selector(kind, openings["trn"], openings["dev"], paper_config(),
+                                                       Path(work))
+                except TrainingDiverged as error:  # the MemN2N at every learning rate: MMN would stop here
+                    click.echo(json.dumps({**line, "diverged": str(error)}))
+                    continue
+                line["train_seconds"] = round(time.perf_counter() - started, 1)
                 errors: Counter = Counter()
                 for split in splits[1:]:
                     chosen = best_answers(selector, openings[split])
