@@ -1,7 +1,8 @@
 """DialogExampleGen: a corpus directory in the dialog-bAbI layout -> one tf.Example per bot turn (Beam).
 
 A FileBasedExampleGen with its own executor: each input split is a file pattern (``train``: the ``trn`` files,
-``eval``: ``dev``, ``test``: ``tst``, ``tst-OOV`` and the banking ``tst-OOT``), files are read whole so dialogs
+``eval``: ``dev`` and the banking development challenge sets ``dev-OOP``, ``test``: ``tst``, ``tst-OOV`` and the
+banking ``tst-OOT``), files are read whole so dialogs
 never straddle splits, and the original split name travels in the ``split`` feature, so the Evaluator can slice
 ``tst`` from ``tst-OOV``. A corpus with a labels sidecar (banking) gives ``split`` ``IT``/``OOT`` to its tests and
 ``challenge`` from the sidecar. The base driver fingerprints the matched files, so a changed corpus is read again
@@ -35,8 +36,10 @@ from data.layout import TaskFiles, discover_names, task_labels_name
 from models.examples import DialogId, dialog_examples, task_label
 from models.tf_examples import NO_CHALLENGE, NOT_A_CANDIDATE, to_tf_example
 
-# TFX split name -> the dialog-bAbI splits it holds.
-SPLIT_FILES: dict[str, str] = {"train": "trn", "eval": "dev", "test": "tst*"}
+# TFX split name -> the dialog-bAbI splits it holds. ``eval`` holds ``dev-OOP`` beside ``dev``: the banking choices
+# (the state ranker's epoch) and reports read the development challenge sets; the ``split`` feature tells them apart,
+# and only ``dev`` blesses.
+SPLIT_FILES: dict[str, str] = {"train": "trn", "eval": "dev*", "test": "tst*"}
 
 
 def split_pattern(tasks: Sequence[int], split: str) -> str:

@@ -21,6 +21,8 @@ TASK_NAMES: dict[int, str] = {
     7: "banking",
 }
 SPLITS: tuple[str, ...] = ("trn", "dev", "tst", "tst-OOV", "tst-OOT", "dev-OOP")
+# The splits choices may be made on: dev, and the banking development challenge sets.
+DEVELOPMENT_SPLITS: tuple[str, ...] = ("dev", "dev-OOP")
 # Splits a complete corpus holds for a task: the simulated tasks have an OOV test set, converted ones do not.
 SIMULATED_TASKS = frozenset({1, 2, 3, 4, 5})
 SHARED_CANDIDATES = "dialog-babi-candidates.txt"

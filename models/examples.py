@@ -19,7 +19,7 @@ import numpy as np
 from data import babi_format
 from data.corpus import Dialog, KBResult
 from data.facts import Fact, dialog_facts, kb_file_facts
-from data.layout import TaskFiles
+from data.layout import DEVELOPMENT_SPLITS, TaskFiles
 
 USER = "user"
 BOT = "bot"
@@ -134,8 +134,12 @@ class TaskData:
     def of_examples(cls, trn: Sequence[TurnExample], dev: Sequence[TurnExample], candidates: Sequence[str],
                     facts: Sequence[Fact]) -> TaskData:
         """A task known by its examples alone (the TFX Trainer reads tf.Examples, not files): its sentences are
-        those the training examples hold."""
-        return cls(None, {}, {"trn": list(trn), "dev": list(dev)}, tuple(candidates), tuple(facts))
+        those the training examples hold. ``dev`` is the TFX ``eval`` split: its examples of another development
+        split (the banking ``dev-OOP``) go to a split of that name."""
+        examples: dict[str, list[TurnExample]] = {"trn": list(trn), "dev": []}
+        for example in dev:
+            examples.setdefault(example.split if example.split in DEVELOPMENT_SPLITS else "dev", []).append(example)
+        return cls(None, {}, examples, tuple(candidates), tuple(facts))
 
     def with_dialogs(self, dialogs: dict[str, list[Dialog]]) -> TaskData:
         """The same task with other splits (each split's dialogs; ``trn`` required), as if read from files: its

@@ -3,24 +3,33 @@ from the sidecar, errors that name file and line."""
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 import pytest
 import tensorflow as tf
 
-from components.dialog_example_gen import _file_examples, _labels, corpus_resources, input_config
+from components.dialog_example_gen import (
+    _file_examples,
+    _labels,
+    _matched_files,
+    corpus_resources,
+    input_config,
+    split_pattern,
+)
 from data.babi.generation import GenerationPlan, generate
 from data.babi_format import FormatError
 from data.banking.generation import BankingPlan
 from data.banking.generation import generate as generate_banking
 from data.banking.labels import challenge_values
 from data.layout import discover
+from models.examples import TaskData
 from models.tf_examples import from_tf_example
 
 
 def test_input_config_selects_tasks_and_keeps_test_splits_together() -> None:
     patterns = {split.name: split.pattern for split in input_config([3, 1]).splits}
-    assert patterns == {"train": "dialog-babi-task[13]-*-trn.txt", "eval": "dialog-babi-task[13]-*-dev.txt",
+    assert patterns == {"train": "dialog-babi-task[13]-*-trn.txt", "eval": "dialog-babi-task[13]-*-dev*.txt",
                         "test": "dialog-babi-task[13]-*-tst*.txt"}
     assert input_config([]).splits[0].pattern == "dialog-babi-task*-*-trn.txt"
 
@@ -83,3 +92,24 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("corpus")
     generate(GenerationPlan(seed=2, dialogs_per_split=3, tasks=(1, 3)), out, runner="local")
     return out
+
+
+def test_the_eval_split_holds_the_development_challenge_sets_told_apart_by_their_split(tmp_path: Path,
+                                                                                       corpus: Path) -> None:
+    """The banking dev-OOP file is read with dev (the state ranker chooses its epoch on both; the report has its
+    slices); its turns keep their ``split``, by which the Trainer's task gives them back as their own split. A
+    restaurant corpus's eval split is its dev files alone."""
+    generate_banking(BankingPlan(seed=4, train_dialogs=2, dev_dialogs=1, test_dialogs=2), tmp_path)
+    files = discover(tmp_path)[7]
+    matched = [posixpath.basename(path) for path in _matched_files(str(tmp_path), split_pattern([7], "eval"))]
+    assert sorted(matched) == sorted([files.splits["dev"].name, files.splits["dev-OOP"].name])
+    assert all(path.endswith("-dev.txt") for path in _matched_files(str(corpus), split_pattern([], "eval")))
+    resources = corpus_resources(str(tmp_path), [split_pattern([7], "eval")])
+    index = {c: i for i, c in enumerate(resources.candidates)}
+    labels = _labels(str(tmp_path), files)
+    dev = [from_tf_example(serialized)
+           for split in ("dev", "dev-OOP")
+           for serialized in _file_examples(str(files.splits[split]), 7, split, index, labels[split])]
+    task = TaskData.of_examples([], dev, resources.candidates, resources.facts)
+    assert {e.split for e in task.split("dev")} == {"dev"} and {e.split for e in task.split("dev-OOP")} == {"dev-OOP"}
+    assert len(task.split("dev")) + len(task.split("dev-OOP")) == len(dev)
