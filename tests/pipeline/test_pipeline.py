@@ -208,7 +208,7 @@ def test_a_corpus_without_test_files_runs_on_train_and_eval(corpus: Path, tmp_pa
     for split in ("trn", "dev"):
         for path in held_back.glob(f"*-{split}.txt"):
             path.unlink()
-    with pytest.raises(FileNotFoundError, match=r"no file matches .*trn\.txt \(train\) or .*dev\.txt \(eval\)"):
+    with pytest.raises(FileNotFoundError, match=r"no file matches .*trn\.txt \(train\) or .*dev\*\.txt \(eval\)"):
         corpus_splits(str(held_back))
 
 
