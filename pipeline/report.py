@@ -119,14 +119,34 @@ def movie_attention_maps(model_dir: str, data: Path | None, count: int = 1) -> l
         return []
     from data.movie.reader import discover_movie_corpus
     from models.movie.examples import MovieData
-    from models.serving.explain import explain_movie_exchanges, heat_map_png
+    from models.serving.explain import explain_movie_exchanges
 
     movies = MovieData(discover_movie_corpus(data))
     chosen = [e for task, exchange in ((1, 1), (3, 2)) if "dev" in movies.corpus.tasks.get(task, {})
               for e in [e for e in movies.examples(task, "dev") if e.exchange == exchange][:count]]
     turns = explain_movie_exchanges(model_dir, [(f"task {e.task} dev dialog {e.dialog}", e.history, e.query,
                                                  ", ".join(e.answers)) for e in chosen])
-    return [_data_uri(heat_map_png(turn)) for turn in turns]
+    return drawn_attention(turns)
+
+
+def drawn_attention(turns: Sequence[Any]) -> list[str]:
+    """Each turn's attention as a heat map (``models.serving.explain.TurnAttention``); none for a turn without
+    hops (Movie Dialog's embeddings, no hops, and LSTM, no memory, have no attention to draw)."""
+    from models.serving.explain import heat_map_png
+
+    return [_data_uri(heat_map_png(turn)) for turn in turns if turn.attention.shape[0]]
+
+
+def model_attention_maps(model_dir: str, data: Path | None) -> list[str]:
+    """The pushed model's attention heat maps, chosen by what the model says it is (its spec): over the KB memory
+    it holds and the dialog for a model with a long-term memory (Movie Dialog's), else over the dialog's lines."""
+    if not model_dir:
+        return []
+    from models.serving.ranker import LONG_TERM_MEMORY, read_spec
+
+    if LONG_TERM_MEMORY in (read_spec(model_dir, required=False) or {}):
+        return movie_attention_maps(model_dir, data)
+    return attention_maps(model_dir, data)
 
 
 def model_card(model: str, result: dict[str, Any], training: dict[str, Any]) -> str:
@@ -190,7 +210,6 @@ def write_report(root: Path, products: Sequence[Product], data: Path | None = No
     store = metadata_reader(located["metadata"])
     summary = summary or run_summary(located["metadata"], products)
     components = {product.slot: product.component for product in products}
-    movie = any(product.method.startswith("movie_") for product in products)
     out = Path(real_directory(root, REPORT_DIRECTORY))  # a link planted there would take the pages elsewhere
     sections = [f"<h1>dialog pipeline run</h1><p>Artifacts: {html.escape(str(located['pipeline_root']))}. "
                 f"Product model: {html.escape(summary['model'])}.</p>"]
@@ -209,8 +228,7 @@ def write_report(root: Path, products: Sequence[Product], data: Path | None = No
                  _table(result["slices"]) if result["slices"] else "<p>Not evaluated in this run.</p>"]
         if curves:
             parts.append(f'<img alt="{model} training curves" src="{curves}">')
-        maps = (movie_attention_maps(pushed or "", data) if model == "memn2n" and movie else
-                [] if movie else attention_maps(pushed or "", data))
+        maps = model_attention_maps(pushed or "", data)
         parts += [f'<img alt="{model} attention" src="{image}">' for image in maps]
         parts.append(f"<details><summary>model card</summary><pre>{html.escape(card)}</pre></details>")
         sections.append("\n".join(parts))

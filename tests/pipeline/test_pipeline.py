@@ -391,3 +391,28 @@ def test_a_training_curve_is_drawn_only_where_there_are_epochs_to_draw() -> None
     assert training_curves(one, "template") is None
     two = [*one, {"epoch": 2, "loss": 0.3, "dev_per_response_accuracy": 95.0}]
     assert training_curves(two, "template").startswith("data:image/png;base64,")
+
+
+def test_attention_maps_follow_what_the_model_says_it_is(tmp_path: Path, monkeypatch) -> None:
+    """By the model's spec, not by its method's name: a model holding a long-term KB memory gets the Movie Dialog
+    maps (none for a model without attention: no hops), any other the maps over the dialog's lines."""
+    import numpy as np
+
+    from data.corpus import SILENCE
+    from models.examples import TurnExample
+    from models.serving.explain import TurnAttention
+    from models.serving.ranker import LONG_TERM_MEMORY, SPEC_ASSET
+    from pipeline import report
+
+    calls = []
+    monkeypatch.setattr(report, "attention_maps", lambda model_dir, data: calls.append("dialog") or ["dialog"])
+    monkeypatch.setattr(report, "movie_attention_maps", lambda model_dir, data: calls.append("movie") or ["movie"])
+    for name, spec in (("babi", {"candidates": []}), ("movie", {LONG_TERM_MEMORY: {"kb_sentences": 30}})):
+        (tmp_path / name / "assets").mkdir(parents=True)
+        (tmp_path / name / "assets" / SPEC_ASSET).write_text(json.dumps(spec))
+    assert report.model_attention_maps(str(tmp_path / "babi"), tmp_path) == ["dialog"]
+    assert report.model_attention_maps(str(tmp_path / "movie"), tmp_path) == ["movie"]
+    assert report.model_attention_maps("", tmp_path) == [] and calls == ["dialog", "movie"]
+    example = TurnExample("d", "movie", "dev", 0, ("a", "b"), ("kb", "user"), SILENCE, "x")
+    turns = [TurnAttention(example, "x", np.zeros((hops, 2))) for hops in (0, 2)]
+    assert len(report.drawn_attention(turns)) == 1  # the embeddings' turn (no hops) has no map
