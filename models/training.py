@@ -176,7 +176,8 @@ def featurize(featurizer: Featurizer, examples: Sequence[TurnExample], chunk: in
     if not examples:
         raise ValueError("no examples to featurise")
     texts = tf.TensorSpec([None, None], tf.string)
-    traced = tf.function(featurizer.__call__, input_signature=[texts, texts, tf.TensorSpec([None], tf.string)])
+    traced = tf.function(featurizer.__call__, autograph=False,
+                         input_signature=[texts, texts, tf.TensorSpec([None], tf.string)])
     dtype = id_dtype(int(featurizer.table.size()))
     arrays: dict[str, np.ndarray] = {}
     for start in range(0, len(examples), chunk):
@@ -208,7 +209,7 @@ def with_constant_inputs(model: keras.Model, features: dict[str, np.ndarray], ch
     """``features`` and the model's weight-independent inputs (``constant_inputs``), computed once, a chunk at a
     time into one array each: the pipeline's 47.6k MemN2N training turns have a [47.6k, 4,800] ``said``, which
     was held twice while its chunks were concatenated."""
-    compute = tf.function(model.constant_inputs)
+    compute = tf.function(model.constant_inputs, autograph=False)
     size = len(features["query"])
     arrays: dict[str, np.ndarray] = {}
     for start in range(0, size, chunk):

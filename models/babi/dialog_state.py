@@ -238,7 +238,7 @@ class DialogStateTracker(tf.Module):
     def words(self, examples: Sequence[TurnExample], batch_size: int = 256) -> list[str]:
         """The state words of each example, a batch at a time (how training data gets what serving computes), as
         one traced graph rather than op by op."""
-        words = tf.function(self.__call__, reduce_retracing=True)
+        words = tf.function(self.__call__, autograph=False, reduce_retracing=True)
         out: list[str] = []
         for start in range(0, len(examples), batch_size):
             memory, speaker, query = pad_batch(examples[start:start + batch_size])

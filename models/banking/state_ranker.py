@@ -388,7 +388,7 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
     """Every example's facts, computed once (the raw dialogs parsed in batches of ``size``), as arrays of one row
     per example: the word ids packed to the front of their row (the bags ignore order and padding), the flags as
     bytes (they are 0 or 1). The steps then gather the candidates' features from these, and parse nothing."""
-    compute = tf.function(features.facts, input_signature=[tf.TensorSpec([None, None], tf.string),
+    compute = tf.function(features.facts, autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string),
                                                            tf.TensorSpec([None, None], tf.string),
                                                            tf.TensorSpec([None], tf.string)])
     parts: dict[str, list[np.ndarray]] = {key: [] for key in FACT_DTYPES}
@@ -451,7 +451,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
                                      tf.as_dtype(value.dtype)) for key, value in trn_facts.items()},
                  tf.TensorSpec([None], tf.int32)]
 
-    @tf.function(input_signature=signature)
+    @tf.function(autograph=False, input_signature=signature)
     def step(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
         inputs = scorer_inputs(features, facts)
         with tf.GradientTape() as tape:
@@ -461,7 +461,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
         optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
         return loss
 
-    @tf.function(input_signature=signature)
+    @tf.function(autograph=False, input_signature=signature)
     def correct(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
         logits = scorer(scorer_inputs(features, facts))
         return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))

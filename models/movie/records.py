@@ -96,7 +96,8 @@ class Parser:
 
     def __init__(self, entities: Sequence[str] | GraphEntityText, method: str = "parse") -> None:
         text = entities if isinstance(entities, GraphEntityText) else GraphEntityText(entities)
-        self.parse = tf.function(getattr(text, method), input_signature=[tf.TensorSpec([None], tf.string)])
+        self.parse = tf.function(getattr(text, method), autograph=False,
+                                 input_signature=[tf.TensorSpec([None], tf.string)])
 
     def __call__(self, texts: Sequence[str]) -> list[str]:
         parsed: list[str] = []

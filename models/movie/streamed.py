@@ -362,7 +362,7 @@ class HitsOnDev(keras.callbacks.Callback):
 def dev_hits(model: keras.Model, dev: tf.data.Dataset, k: int) -> dict[str, float]:
     """hits@k (%, the paper's k per task) of every task in ``dev`` (batches of features, ``task``, ``right``,
     ``span``)."""
-    rank = tf.function(lambda x, span: ranked_within(model(x, training=False), span, k))
+    rank = tf.function(lambda x, span: ranked_within(model(x, training=False), span, k), autograph=False)
     found: dict[str, list[int]] = {}
     for x, task, right, span in dev:
         top = rank(x, span).numpy()
@@ -588,20 +588,20 @@ class MovieServingModule(tf.Module):
     def _everything(self, query: tf.Tensor) -> tf.Tensor:
         return tf.zeros([tf.shape(query)[0], 2], tf.int64)
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         return self.rank(*self.features.parsed(tf.RaggedTensor.from_tensor(memory, padding=""), query),
                          self._everything(query))
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve_speakers(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         return self.rank(*self.features.parsed(tf.ragged.boolean_mask(memory, tf.not_equal(memory_speaker, "")),
                                                query), self._everything(query))
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(self, examples: tf.Tensor) -> dict[str, tf.Tensor]:
         parsed = tf.io.parse_example(examples, record_spec())
         return self.rank(tf.RaggedTensor.from_sparse(parsed[PARSED["memory"]]), parsed[PARSED["query"]],

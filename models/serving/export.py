@@ -74,19 +74,19 @@ class DialogServingModule(tf.Module):
         return {"responses": tf.gather(self.candidates, top.indices), "scores": top.values,
                 "indices": top.indices, "attention": attention}
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve(self, memory: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         # Each signature calls serve_speakers' one graph of rank: exporting traces the model once, not three times.
         return self.serve_speakers(memory, infer_speakers(memory), query)
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string, name="memory"),
                                   tf.TensorSpec([None, None], tf.string, name="memory_speaker"),
                                   tf.TensorSpec([None], tf.string, name="query")])
     def serve_speakers(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         return self.rank(memory, memory_speaker, query)
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(self, examples: tf.Tensor) -> dict[str, tf.Tensor]:
         parsed = tf.io.parse_example(examples, {
             "memory": tf.io.VarLenFeature(tf.string),

@@ -131,7 +131,7 @@ def candidate_features_of(filling: FillingFeatures, examples: Sequence[TurnExamp
                           batch_size: int = 256) -> np.ndarray:
     """[N, G, F] filling features of the candidates ``ids`` [N, G] of each example (``len(candidates)``: padding),
     from :meth:`FillingFeatures.every_candidate`, a batch at a time."""
-    every = tf.function(filling.every_candidate, reduce_retracing=True)
+    every = tf.function(filling.every_candidate, autograph=False, reduce_retracing=True)
     count = int(filling.own.shape[0]) - 1
     out = np.zeros((len(examples), ids.shape[1], len(filling.feature_names)), np.float32)
     for start in range(0, len(examples), batch_size):
@@ -175,7 +175,7 @@ class FillerBatches(keras.utils.PyDataset):
                 slot[index[candidate]], template_of[index[candidate]] = g, t
         groups = [np.array([index[c] for c in templates[t]], np.int32) for t in names]
         wanted = np.array([names.index(t) for t in gold], np.int64)
-        every = tf.function(filling.every_candidate, reduce_retracing=True)
+        every = tf.function(filling.every_candidate, autograph=False, reduce_retracing=True)
         static, touched = None, []
         for start in range(0, len(examples), chunk):
             memory, speaker, query = pad_batch(examples[start:start + chunk])
