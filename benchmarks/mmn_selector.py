@@ -26,6 +26,7 @@ from models.banking.labelled import dialog_intents, read_task_labels
 from models.banking.networks import SELECTORS, paper_config, selector_examples, train_selector
 from models.examples import TaskData
 from models.methods import best_answers
+from models.metrics import percent
 from models.training import TrainingDiverged
 
 SHOWN_ERRORS = 5
@@ -57,7 +58,7 @@ def main(corpora: tuple[Path, ...], selectors: str) -> None:
                 for split in splits[1:]:
                     chosen = best_answers(selector, openings[split])
                     right = [got == e.answer for got, e in zip(chosen, openings[split], strict=True)]
-                    line[f"{split}_routed"] = round(100 * sum(right) / len(right), 2)
+                    line[f"{split}_routed"] = round(percent(right), 2)
                     errors.update((e.answer.rsplit(" ", 1)[1], got.rsplit(" ", 1)[1], e.query)
                                   for got, e, ok in zip(chosen, openings[split], right, strict=True) if not ok)
                 if kind == "memn2n":

@@ -142,9 +142,9 @@ def model_attention_maps(model_dir: str, data: Path | None) -> list[str]:
     it holds and the dialog for a model with a long-term memory (Movie Dialog's), else over the dialog's lines."""
     if not model_dir:
         return []
-    from models.serving.ranker import LONG_TERM_MEMORY, read_spec
+    from models.serving.ranker import holds_long_term_memory
 
-    if LONG_TERM_MEMORY in (read_spec(model_dir, required=False) or {}):
+    if holds_long_term_memory(model_dir):
         return movie_attention_maps(model_dir, data)
     return attention_maps(model_dir, data)
 

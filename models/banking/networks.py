@@ -34,6 +34,7 @@ from data.banking.domain import INTENTS
 from models.examples import TurnExample
 from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker, best_answers
+from models.metrics import accuracy_report
 from models.serving.ranker import SavedModelRanker
 from models.training import MemN2NConfig, TrainConfig, TrainingDiverged, fit_and_export
 
@@ -103,11 +104,6 @@ class WordSelector:
         order = np.argsort(-probabilities, axis=1, kind="stable")[:, :k]
         return [[str(self.model.classes_[i]) for i in row] for row in order]
 
-    def accuracy(self, examples: Sequence[TurnExample]) -> float:
-        """Percent of ``examples`` whose answer is ranked first."""
-        return round(100 * float(np.mean([got == e.answer for got, e in zip(best_answers(self, examples), examples,
-                                                                                strict=True)])), 2)
-
     def save(self, path: Path) -> None:
         """The fitted weights as JSON (words, actions, coefficients), for the record of what routed the dialogs."""
         write_text_atomic(path, json.dumps({
@@ -160,8 +156,7 @@ def train_mmn(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnE
               selector: str = "words") -> tuple[MultipleMemoryNetwork, dict[str, dict]]:
     """MMN exported under ``out`` (a directory per network; ``intents``: each dialog's, by id): the networks and
     their summaries by intent, the selector's (``selector``: one of :data:`SELECTORS`) as ``selector``."""
-    if selector not in SELECTORS:
-        raise ValueError(f"selector must be one of {SELECTORS}, not {selector!r}")
+    check_selector(selector)  # before the networks train
     summaries: dict[str, dict] = {}
     for intent in INTENTS:
         summaries[intent] = fit_and_export(spec, [e for e in trn if intents[e.dialog_id] == intent],
@@ -180,13 +175,13 @@ def train_selector(selector: str, trn: Sequence[TurnExample], dev: Sequence[Turn
     """MMN's selector (``selector``: one of :data:`SELECTORS`) fitted on the openings ``trn`` (and, for the
     MemN2N, its learning rate chosen on ``dev``), written under ``out``: the selector and its summary (its dev
     accuracy as ``dev_per_response_accuracy``)."""
+    check_selector(selector)
     actions = [SELECTOR_ACTION.format(intent=intent) for intent in INTENTS]
     if selector == "words":
         words = WordSelector(actions).fit(trn)
         words.save(out / "selector-words.json")
-        return words, {"selector": "words", "dev_per_response_accuracy": words.accuracy(dev)}
-    if selector != "memn2n":
-        raise ValueError(f"selector must be one of {SELECTORS}, not {selector!r}")
+        routed = accuracy_report(dev, best_answers(words, dev))["per_response_accuracy"]
+        return words, {"selector": "words", "dev_per_response_accuracy": routed}
     selector_spec = spec_from_sentences(actions, [], {e.query for e in trn}, memory_size=memory_size)
     # The selector classifies one utterance, a task of its own: at the networks' learning rate it stalls early, well
     # below what a larger step reaches, so its learning rate is chosen on dev.
@@ -205,6 +200,11 @@ def train_selector(selector: str, trn: Sequence[TurnExample], dev: Sequence[Turn
             diverged.append(rate)
     best = max(candidates, key=lambda name: candidates[name]["dev_per_response_accuracy"])
     return SavedModelRanker(out / best), {"selector": "memn2n", **candidates[best], "diverged_learning_rates": diverged}
+
+
+def check_selector(selector: str) -> None:
+    if selector not in SELECTORS:
+        raise ValueError(f"selector must be one of {SELECTORS}, not {selector!r}")
 
 
 def _networks(out: Path) -> dict[str, SavedModelRanker]:

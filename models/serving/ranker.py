@@ -54,7 +54,7 @@ SPEC_ASSET = "feature_spec.json"
 # several megabytes, past the corpus files' line bound. Its bound is a size no model here comes near.
 MAX_SPEC_BYTES = 256 * 2**20
 # The key of a spec that describes the model's long-term KB memory (a Movie Dialog model holds its KB and makes no
-# API calls; models.movie.streamed writes it, chat reads it).
+# API calls; models.movie.streamed writes it; chat, `dialog chat --kb` and the run report read it).
 LONG_TERM_MEMORY = "long_term_memory"
 _REMEDY = "the model is damaged: train it again (dialog train --out) or push it again (dialog pipeline)"
 
@@ -92,6 +92,12 @@ def read_spec(directory: str | Path, required: bool = True) -> dict[str, Any] | 
     if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
         raise ModelError(f'{path}: "candidates" is not a list of strings; {_REMEDY}')
     return spec
+
+
+def holds_long_term_memory(directory: str | Path) -> bool:
+    """Whether the model's spec says it holds its own long-term KB memory (:data:`LONG_TERM_MEMORY`): what it is,
+    read from the model rather than guessed from a method's name."""
+    return LONG_TERM_MEMORY in (read_spec(directory, required=False) or {})
 
 
 def _only_regular_files(directory: Path) -> None:

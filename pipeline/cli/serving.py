@@ -30,11 +30,11 @@ def chat(model_dir: Path, kb: Path | None) -> None:
     except FormatError as error:
         raise click.ClickException(str(error)) from None
     from models.serving.chat import ChatSession
-    from models.serving.ranker import LONG_TERM_MEMORY, read_spec, resolve_model_dir
+    from models.serving.ranker import holds_long_term_memory, resolve_model_dir
 
     try:
         resolved = resolve_model_dir(model_dir)
-        if given is not None and LONG_TERM_MEMORY in (read_spec(resolved, required=False) or {}):
+        if given is not None and holds_long_term_memory(resolved):
             raise click.ClickException(f"{resolved} is a Movie Dialog model: it answers from the KB it holds and "
                                        "makes no API calls, so --kb does not apply")  # before loading the model
         session = ChatSession(model_dir, facts)
