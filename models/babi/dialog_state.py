@@ -9,12 +9,18 @@ the policy; here the state is a few words put before the delexicalised query, fo
 
 - per slot, the last user turn that gave it a value or said "don't care" of it decides (``unknown`` if none did);
 - "don't care" of which slot: one the turn names ("any area"), else the one the bot's last question asked for;
-- ``state_call_same`` when the latest API call asked for exactly this state (``changed``: another; ``none``).
+- ``state_call_same`` when the latest API call asked for exactly this state (``changed``: another; ``none``);
+- (with KB entries in the spec) ``state_match_none`` when no entry of the KB has every slot value the state holds
+  (``some``: one does). A dialog manager knows its database: DSTC2's bots say there is no such restaurant before
+  any API call as often as after one (docs/babi.md counts both), and the call's outcome alone cannot tell a model
+  the first kind.
 
 What is learned from the training dialogs: the slots (the kinds of the API calls' arguments, in order), their
 values (the entity lexicon), and which slot a bot utterance asks for (the slot most of its replies give a value
 of). What is hand-written (named, and ablated in Table 2 as ``template_memn2n-no_dialog_state``): the phrases that
-say "don't care", the words that name a slot, and a few spellings, all the rule-based system's.
+say "don't care", the words that name a slot, and a few spellings, all the rule-based system's. The KB entries are
+the training KB's (its file and the training dialogs' API results), given when the model is to read the match
+(``TemplateConfig.kb_match``, ablated as ``hcn-no_kb_match``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from models.examples import BOT, USER, TurnExample, pad_batch
 
 STATES = ("unknown", "value", "dontcare")
 CALLS = ("none", "same", "changed")
+MATCHES = ("none", "some")
 # A bot utterance asks for a slot when at least this share of its replies give a value of it, and twice as many
 # as give the next slot ("Hello , welcome ..." is answered with any slot: it asks for none).
 ASKED_SHARE, ASKED_MARGIN, ASKED_MIN = 0.25, 2.0, 5
@@ -48,10 +55,14 @@ class StateSpec:
     slot_words: Mapping[str, str]  # a word that names a slot ("area") -> the slot
     dont_care: tuple[str, ...] = DONT_CARE_PHRASES
     spellings: Mapping[str, str] | None = None  # word -> the value's spelling ("center" -> "centre")
+    # The KB's entries as their value of each slot ("" where an entry has none); empty: no match is tracked.
+    entries: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
-    def learn(cls, types: Mapping[str, str], examples: Sequence[TurnExample]) -> StateSpec:
-        """The slots, values and questions of the training ``examples``; ``types``: the entity lexicon."""
+    def learn(cls, types: Mapping[str, str], examples: Sequence[TurnExample],
+              facts: Iterable[tuple[str, str, str]] = ()) -> StateSpec:
+        """The slots, values and questions of the training ``examples``; ``types``: the entity lexicon; ``facts``
+        (entity, attribute, value): the KB whose entries the state is matched against (none: no match tracked)."""
         by_position = argument_kinds(types, api_arguments(e.answer for e in examples))
         slots = tuple(by_position[p].most_common(1)[0][0] for p in sorted(by_position))
         values = {word: kind for word, kind in types.items() if kind in slots}
@@ -71,10 +82,22 @@ class StateSpec:
             if top >= ASKED_MIN and top >= ASKED_SHARE * totals[utterance] and top >= ASKED_MARGIN * second:
                 asked[utterance] = slot
         slot_words = {word: slot for word, slot in ANY_SLOT_WORDS.items() if slot in slots}
-        return cls(slots, values, asked, slot_words, DONT_CARE_PHRASES, dict(SPELLINGS))
+        return cls(slots, values, asked, slot_words, DONT_CARE_PHRASES, dict(SPELLINGS),
+                   kb_entries(slots, values, facts))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
+
+
+def kb_entries(slots: Sequence[str], values: Mapping[str, str], facts: Iterable[tuple[str, str, str]]
+               ) -> tuple[tuple[str, ...], ...]:
+    """Each KB entity's value of each slot (a fact's value is a slot's by its kind in ``values``), sorted; entities
+    with no slot value left out."""
+    by_entity: dict[str, dict[str, str]] = defaultdict(dict)
+    for entity, _, value in facts:
+        if value in values:
+            by_entity[entity][values[value]] = value
+    return tuple(sorted({tuple(known.get(slot, "") for slot in slots) for known in by_entity.values()}))
 
 
 def is_result_line(speaker: str, text: str) -> bool:
@@ -130,18 +153,28 @@ class DialogStateTracker(tf.Module):
         spellings = dict(spec.spellings or {})
         self.spelling = _table(list(spellings), list(spellings.values()), "")
         self.dont_care_pattern = rf".*\b({'|'.join(spec.dont_care)})\b.*"
+        self.entries = (tf.constant(spec.entries, tf.string, shape=[len(spec.entries), len(slots)])
+                        if spec.entries else None)
 
     def __call__(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
-        state, _, call = self.state(memory, memory_speaker, query)
-        return self.describe(state, call)
+        return self.describe(*self.state(memory, memory_speaker, query))
 
-    def describe(self, state: tf.Tensor, call: tf.Tensor) -> tf.Tensor:
-        """[B] the words of each dialog's state and call (of :meth:`state`; not the values: the template model
-        reads delexicalised text)."""
+    def describe(self, state: tf.Tensor, value: tf.Tensor, call: tf.Tensor) -> tf.Tensor:
+        """[B] the words of each dialog's state, call and (with KB entries) match (of :meth:`state`; not the
+        values: the template model reads delexicalised text)."""
         per_slot = tf.strings.join(["state_", tf.broadcast_to(self.slot_names, tf.shape(state)), "_",
                                     tf.gather(tf.constant(STATES), state)])
-        called = tf.strings.join(["state_call_", tf.gather(tf.constant(CALLS), call)])
-        return tf.strings.reduce_join(tf.concat([per_slot, called[:, tf.newaxis]], axis=1), axis=1, separator=" ")
+        words = [per_slot, tf.strings.join(["state_call_", tf.gather(tf.constant(CALLS), call)])[:, tf.newaxis]]
+        if self.entries is not None:
+            match = tf.cast(self.matches(state, value), tf.int32)
+            words.append(tf.strings.join(["state_match_", tf.gather(tf.constant(MATCHES), match)])[:, tf.newaxis])
+        return tf.strings.reduce_join(tf.concat(words, axis=1), axis=1, separator=" ")
+
+    def matches(self, state: tf.Tensor, value: tf.Tensor) -> tf.Tensor:
+        """[B] whether some KB entry has every value the state holds (a slot unknown or "don't care" takes any)."""
+        open_slot = tf.not_equal(state, 1)[:, tf.newaxis, :]  # [B, 1, S]
+        same = tf.equal(value[:, tf.newaxis, :], self.entries[tf.newaxis])  # [B, E, S]
+        return tf.reduce_any(tf.reduce_all(open_slot | same, axis=2), axis=1)
 
     def state(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor
               ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:

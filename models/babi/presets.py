@@ -35,8 +35,9 @@ OOV_DEV_STEP: dict[str, float | int] = {"learning_rate": 0.001, "batch_size": 32
 
 
 # Hybrid Code Networks (docs/babi.md): the template ranker with an LSTM over the utterances for its template model,
-# ranking with the learned action mask. Table 2's ``hcn`` rows and a pipeline over task 6 alone both train it so.
-HCN_TEMPLATE: dict[str, str | bool] = {"encoder": "lstm", "action_mask": True}
+# ranking with the learned action mask, its tracked state saying whether the KB has what it holds. Table 2's
+# ``hcn`` rows and a pipeline over task 6 alone both train it so.
+HCN_TEMPLATE: dict[str, str | bool] = {"encoder": "lstm", "action_mask": True, "kb_match": True}
 # How many seeds the ``-ensemble`` methods and the product's HCN average (models.ensemble.SeedEnsemble).
 SEED_ENSEMBLE = 3
 # Task 6's product model: HCN's template LSTM averaged over seeds, which leads the single HCN on every estimate

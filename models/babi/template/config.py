@@ -19,6 +19,9 @@ class TemplateConfig(MemN2NConfig):
     fill_epochs: int = 10
     # Whether the template model reads the tracked dialog state (models.babi.dialog_state; False: the ablation).
     dialog_state: bool = True
+    # Whether the tracked state also says if some KB entry has its slot values (models.babi.dialog_state: the KB of
+    # the training facts); the ``-no_kb_match`` rows ablate it.
+    kb_match: bool = False
     # With a tracked state: log-odds added to the API call (one action, its arguments the state's), chosen on task
     # 6's held-out folds (docs/results.md). None: API calls are templates like the others.
     call_bias: float | None = 0.5

@@ -416,7 +416,7 @@ class TemplateServingModule(DialogServingModule):
         memory_t, speaker_t = tf.ensure_shape(memory_t, [None, None]), tf.ensure_shape(speaker_t, [None, None])
         query_t = delexicalise(self.type_words, query)
         if state is not None:
-            query_t = tf.strings.join([self.tracker.describe(state[0], state[2]), query_t], separator=" ")
+            query_t = tf.strings.join([self.tracker.describe(*state), query_t], separator=" ")
         return memory_t, speaker_t, query_t, kept
 
     def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:

@@ -75,7 +75,8 @@ class TemplateRanker:
         templates: dict[str, list[str]] = defaultdict(list)
         for candidate in candidates:
             templates[lexicon.delexicalise(candidate)].append(candidate)
-        state = StateSpec.learn(lexicon.types, trn) if config.dialog_state else None
+        state = (StateSpec.learn(lexicon.types, trn, facts if config.kb_match else ()) if config.dialog_state
+                 else None)
         state = state if state is not None and state.slots else None  # no API call, no slot to track
         trn_t, dev_t = template_examples(lexicon, state, trn), template_examples(lexicon, state, dev)
         sentences = {s for e in trn_t for s in (*e.memory, e.query, e.answer)}

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 from data.layout import discover
-from models.babi.dialog_state import DialogStateTracker, StateSpec
+from models.babi.dialog_state import DialogStateTracker, StateSpec, kb_entries
 from models.babi.rule_based_dstc2 import (
     ANY_SLOT_WORDS,
     ASK,
@@ -117,6 +117,26 @@ def test_slots_and_questions_are_learned_from_the_training_dialogs() -> None:
     assert spec.slot_words["area"] == "location"
     words = DialogStateTracker(spec).words([example([("bot", HELLO), ("user", "thai"), ("bot", which)], "any")])
     assert words == ["state_cuisine_value state_location_dontcare state_price_unknown state_call_none"]
+
+
+def test_the_match_says_whether_some_kb_entry_has_the_states_values(system) -> None:
+    """``state_match_none`` exactly when no entry of the KB has every value the state holds (don't care and unknown
+    slots take any), checked against that definition in plain Python over each case."""
+    facts = [("the_oak", "R_cuisine", "thai"), ("the_oak", "R_location", "centre"), ("the_oak", "R_price", "cheap"),
+             ("the_oak", "R_phone", "the_oak_phone"), ("kim", "R_cuisine", "korean"), ("kim", "R_location", "north"),
+             ("kim", "R_price", "expensive")]
+    spec = replace(rule_spec(system), entries=kb_entries(SLOTS, rule_spec(system).values, facts))
+    assert spec.entries == (("korean", "north", "expensive"), ("thai", "centre", "cheap"))
+    tracker = DialogStateTracker(spec)
+    state, value, _ = tracker.state(*_tensors(CASES))
+    expected = [any(all(s != 1 or v.decode() == e for s, v, e in zip(states, values, entry, strict=True))
+                    for entry in spec.entries) for states, values in zip(state.numpy(), value.numpy(), strict=True)]
+    words = tracker.words(CASES)
+    assert [w.endswith(" state_match_" + ("some" if m else "none")) for w, m in zip(words, expected, strict=True)] \
+        == [True] * len(CASES)
+    assert expected.count(False) >= 2 and expected.count(True) >= 2  # both kinds of case are met
+    # Without entries the state says nothing of the KB (the words of the other tests).
+    assert not any("state_match" in w for w in DialogStateTracker(rule_spec(system)).words(CASES))
 
 
 def replace_answer(e: TurnExample, answer: str) -> TurnExample:
