@@ -5,7 +5,9 @@ Task 6's held-back test is answered by another dialog manager than its training 
 on three kinds of turn: no match, confirmation and slot questions (the task-6 issue's per-kind figures). This
 module counts, on ``trn`` and ``dev`` alone (``trn`` by the bot's wording style, ``models.babi.folds.bot_styles``),
 which context each decision follows, and which decision each context is followed by: what a model must read to
-make the decision the way a different dialog manager does. For analysis only: no model reads it.
+make the decision the way a different dialog manager does; and how far one fact of the state HCN reads
+(``models.babi.dialog_state``: whether some KB entry has the state's slot values) decides a no match, whatever
+the bot's style. For analysis only: no model reads this module.
 
     python -m models.babi.decisions DIR [--doc docs/babi.md]   # DIR holds task 6's trn and dev
 """
@@ -18,8 +20,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+import tensorflow as tf
+
 from data.corpus import Dialog, KBResult, Turn
 from models.babi.answer_kinds import answer_kind
+from models.babi.dialog_state import DialogStateTracker, StateSpec
+from models.babi.template.lexicon import EntityLexicon
+from models.examples import TaskData, dialogs_examples, pad_batch
 
 NO_RESULT = "api_call no result"
 # The user's act, read from the words of the utterance, first match wins ("inform": anything else). Coarse, as the
@@ -70,12 +77,31 @@ def turns(dialog: Dialog) -> Iterator[tuple[Context, str]]:
         previous = kind
 
 
-def count(dialogs: Iterable[Dialog]) -> dict[str, object]:
+def kb_matches(dialogs: Sequence[Dialog], task: TaskData) -> list[bool]:
+    """Each bot turn of ``dialogs`` in order: whether some entry of ``task``'s KB (its training facts) has every
+    slot value the dialog state holds, as HCN's tracker computes it with what it learns from ``task``'s ``trn``."""
+    lexicon = EntityLexicon.learn(task.facts, [e.answer for e in task.split("trn")])
+    tracker = DialogStateTracker(StateSpec.learn(lexicon.types, task.split("trn"), task.facts))
+    examples = dialogs_examples(dialogs, 6, "analysis")
+    matched = tf.function(lambda *t: tracker.matches(*tracker.state(*t)[:2]), autograph=False, reduce_retracing=True)
+    out: list[bool] = []
+    for start in range(0, len(examples), 256):
+        batch = [tf.constant(a, tf.string) for a in pad_batch(examples[start:start + 256])]
+        out += matched(*batch).numpy().tolist()
+    return out
+
+
+def count(dialogs: Iterable[Dialog], matched: Sequence[bool]) -> dict[str, object]:
     """For each decision (no match, confirmation, slot question): its turns, their contexts (call outcome, user
-    act, previous act), and how often the bot makes it in the contexts it follows most."""
+    act, previous act), and how often the bot makes it in the contexts it follows most; and the no matches by
+    whether the KB has an entry with the state's values (``matched``, one per bot turn)."""
     pairs = [pair for dialog in dialogs for pair in turns(dialog)]
     kinds = Counter(kind for _, kind in pairs)
     result: dict[str, object] = {"turns": len(pairs), "kinds": dict(kinds.most_common())}
+    by_match = Counter((m, kind == "no_match") for m, (_, kind) in zip(matched, pairs, strict=True))
+    result["kb_match"] = {"turns_none": by_match[False, True] + by_match[False, False],
+                          "no_match_none": by_match[False, True], "turns_some": by_match[True, True] +
+                          by_match[True, False], "no_match_some": by_match[True, True]}
     for decision in DECISIONS:
         chosen = [context for context, kind in pairs if kind == decision]
         after = Counter((c.call, c.just_called) for c in chosen)
@@ -100,12 +126,19 @@ def count(dialogs: Iterable[Dialog]) -> dict[str, object]:
     return result
 
 
-def groups(trn: Sequence[Dialog], dev: Sequence[Dialog], styles: Sequence[int]) -> Iterator[tuple[str, list]]:
-    """The groups counted: ``trn`` whole and by wording style (0: none shown), and ``dev``."""
-    yield "trn", list(trn)
+def groups(trn: Sequence[Dialog], dev: Sequence[Dialog], styles: Sequence[int], trn_matched: Sequence[bool],
+           dev_matched: Sequence[bool]) -> Iterator[tuple[str, list, list]]:
+    """The groups counted: ``trn`` whole and by wording style (0: none shown), and ``dev``; each with its bot
+    turns' KB matches (of ``trn_matched`` and ``dev_matched``, one per bot turn of ``trn`` and ``dev``)."""
+    per_dialog, at = [], 0
+    for dialog in trn:
+        per_dialog.append(list(trn_matched[at:at + len(dialog.turns)]))
+        at += len(dialog.turns)
+    yield "trn", list(trn), list(trn_matched)
     for style in sorted(set(styles)):
-        yield f"trn style {style}", [d for d, s in zip(trn, styles, strict=True) if s == style]
-    yield "dev", list(dev)
+        chosen = [i for i, s in enumerate(styles) if s == style]
+        yield f"trn style {style}", [trn[i] for i in chosen], [m for i in chosen for m in per_dialog[i]]
+    yield "dev", list(dev), list(dev_matched)
 
 
 def _percent(part: int, whole: int) -> str:
@@ -117,12 +150,13 @@ def format_markdown(counted: Sequence[dict]) -> str:
     it follows most, and what the bot does right after a call that found nothing."""
     lines = ["| group | dialogs | bot turns | no match % | of which with no call yet / just after a call that found "
              "nothing | confirmation % | of which after a no match | slot question % | of which before any call | "
-             "right after a call that found nothing: no match / offer / attribute |",
-             "| --- |" + " --- |" * 9]
+             "right after a call that found nothing: no match / offer / attribute | no match where the KB has nothing "
+             "for the state / has some (% of those turns) |",
+             "| --- |" + " --- |" * 10]
     for group in counted:
         turns, no_match, confirm = group["turns"], group["no_match"], group["confirmation"]
         slot = group["slot_question"]
-        after = group["just_after_no_result"]
+        after, kb = group["just_after_no_result"], group["kb_match"]
         called_nothing = sum(after.values())
         lines.append(
             f"| {group['group']} | {group['dialogs']} | {turns} | {_percent(no_match['turns'], turns)} | "
@@ -132,7 +166,8 @@ def format_markdown(counted: Sequence[dict]) -> str:
             f"{_percent(confirm['previous_act'].get('no_match', 0), confirm['turns'])} | "
             f"{_percent(slot['turns'], turns)} | {_percent(slot['after_call'].get('none', 0), slot['turns'])} | "
             + " / ".join(_percent(after.get(kind, 0), called_nothing) for kind in ("no_match", "offer", "attribute"))
-            + f" (of {called_nothing}) |")
+            + f" (of {called_nothing}) | {_percent(kb['no_match_none'], kb['turns_none'])} / "
+            f"{_percent(kb['no_match_some'], kb['turns_some'])} (of {kb['turns_none']} / {kb['turns_some']}) |")
     return "\n".join(lines)
 
 
@@ -147,15 +182,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     from data.layout import discover
     from models.babi.folds import bot_styles
     from models.doc_blocks import write_block
-    from models.examples import TaskData
 
     parser = argparse.ArgumentParser(prog="python -m models.babi.decisions", description=main.__doc__)
     parser.add_argument("directory", help="a corpus directory holding task 6's trn and dev")
     parser.add_argument("--doc", help="a document whose task-6 decisions block (between its markers) is rewritten")
     args = parser.parse_args(argv)
     task = TaskData.load(discover(args.directory)[6], splits=("trn", "dev"))
-    counted = [{"group": name, "dialogs": len(dialogs), **count(dialogs)}
-               for name, dialogs in groups(task.dialogs["trn"], task.dialogs["dev"], bot_styles(task))]
+    trn, dev = task.dialogs["trn"], task.dialogs["dev"]
+    counted = [{"group": name, "dialogs": len(dialogs), **count(dialogs, matched)} for name, dialogs, matched
+               in groups(trn, dev, bot_styles(task), kb_matches(trn, task), kb_matches(dev, task))]
     for group in counted:
         print(json.dumps(group))
     if args.doc:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from data.babi_format import parse_dialogs
-from models.babi.decisions import Context, count, format_markdown, turns, user_act
+from data.facts import dialog_facts
+from models.babi.decisions import Context, count, format_markdown, kb_matches, turns, user_act
+from models.examples import TaskData, dialogs_examples
 
 DIALOG = """1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?
 2 tuscan food\tSorry there is no tuscan restaurant in any part of town
@@ -33,8 +35,32 @@ def test_each_bot_turn_gets_the_context_it_answers() -> None:
 
 
 def test_the_counts_say_which_context_each_decision_follows() -> None:
-    counted = {"group": "g", "dialogs": 1, **count(parse_dialogs(DIALOG, "t.txt").dialogs)}
+    matched = [True, False, True, True, False, True, True, True]  # the two no matches where the KB has nothing
+    counted = {"group": "g", "dialogs": 1, **count(parse_dialogs(DIALOG, "t.txt").dialogs, matched)}
     assert counted["no_match"]["after_call"] == {"none": 1, "no_result (just called)": 1}
     assert counted["just_after_no_result"] == {"no_match": 1} and counted["just_after_results"] == {"offer": 1}
     row = format_markdown([counted]).splitlines()[2]
-    assert row.startswith("| g | 1 | 8 | 25.0 | 50.0 / 50.0 | 12.5 | 100.0 | 0.0 | - | 100.0 / 0.0 / 0.0 (of 1) |")
+    assert row == ("| g | 1 | 8 | 25.0 | 50.0 / 50.0 | 12.5 | 100.0 | 0.0 | - | 100.0 / 0.0 / 0.0 (of 1) | "
+                   "100.0 / 0.0 (of 2 / 6) |")
+
+
+KB_DIALOG = """1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?
+2 thai food in the north\tSorry there is no thai restaurant in the north of town
+3 how about the centre\tapi_call thai centre R_price
+4 bangkok_city R_cuisine thai
+5 bangkok_city R_location centre
+6 <SILENCE>\tbangkok_city is a nice restaurant in the centre of town serving thai food
+7 is there italian in the north\tapi_call italian north R_price
+8 roma R_cuisine italian
+9 roma R_location north
+10 <SILENCE>\troma is a nice restaurant in the north of town serving italian food
+"""
+
+
+def test_the_kb_match_is_the_trackers_state_against_the_training_kb() -> None:
+    """Thai in the north has no restaurant in the dialog's KB results; thai in the centre and italian in the north
+    have one each."""
+    dialogs = parse_dialogs(KB_DIALOG, "t.txt").dialogs
+    examples = dialogs_examples(dialogs, 6, "trn")
+    task = TaskData.of_examples(examples, examples, [], dialog_facts(dialogs))
+    assert kb_matches(dialogs, task) == [True, False, True, True, True, True]
