@@ -99,6 +99,11 @@ def count(dialogs: Iterable[Dialog], matched: Sequence[bool]) -> dict[str, objec
     kinds = Counter(kind for _, kind in pairs)
     result: dict[str, object] = {"turns": len(pairs), "kinds": dict(kinds.most_common())}
     by_match = Counter((m, kind == "no_match") for m, (_, kind) in zip(matched, pairs, strict=True))
+    confirm = Counter((c.user == "dontcare", kind == "confirmation") for c, kind in pairs)
+    result["confirmation_by_dontcare"] = {"turns_dontcare": confirm[True, True] + confirm[True, False],
+                                          "confirmation_dontcare": confirm[True, True],
+                                          "turns_other": confirm[False, True] + confirm[False, False],
+                                          "confirmation_other": confirm[False, True]}
     result["kb_match"] = {"turns_none": by_match[False, True] + by_match[False, False],
                           "no_match_none": by_match[False, True], "turns_some": by_match[True, True] +
                           by_match[True, False], "no_match_some": by_match[True, True]}
@@ -151,12 +156,13 @@ def format_markdown(counted: Sequence[dict]) -> str:
     lines = ["| group | dialogs | bot turns | no match % | of which with no call yet / just after a call that found "
              "nothing | confirmation % | of which after a no match | slot question % | of which before any call | "
              "right after a call that found nothing: no match / offer / attribute | no match where the KB has nothing "
-             "for the state / has some (% of those turns) |",
-             "| --- |" + " --- |" * 10]
+             "for the state / has some (% of those turns) | confirmation after the user says \"don't care\" / "
+             "anything else (% of those turns) |",
+             "| --- |" + " --- |" * 11]
     for group in counted:
         turns, no_match, confirm = group["turns"], group["no_match"], group["confirmation"]
         slot = group["slot_question"]
-        after, kb = group["just_after_no_result"], group["kb_match"]
+        after, kb, dc = group["just_after_no_result"], group["kb_match"], group["confirmation_by_dontcare"]
         called_nothing = sum(after.values())
         lines.append(
             f"| {group['group']} | {group['dialogs']} | {turns} | {_percent(no_match['turns'], turns)} | "
@@ -167,7 +173,10 @@ def format_markdown(counted: Sequence[dict]) -> str:
             f"{_percent(slot['turns'], turns)} | {_percent(slot['after_call'].get('none', 0), slot['turns'])} | "
             + " / ".join(_percent(after.get(kind, 0), called_nothing) for kind in ("no_match", "offer", "attribute"))
             + f" (of {called_nothing}) | {_percent(kb['no_match_none'], kb['turns_none'])} / "
-            f"{_percent(kb['no_match_some'], kb['turns_some'])} (of {kb['turns_none']} / {kb['turns_some']}) |")
+            f"{_percent(kb['no_match_some'], kb['turns_some'])} (of {kb['turns_none']} / {kb['turns_some']}) | "
+            f"{_percent(dc['confirmation_dontcare'], dc['turns_dontcare'])} / "
+            f"{_percent(dc['confirmation_other'], dc['turns_other'])} (of {dc['turns_dontcare']} / "
+            f"{dc['turns_other']}) |")
     return "\n".join(lines)
 
 

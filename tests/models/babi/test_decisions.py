@@ -41,7 +41,7 @@ def test_the_counts_say_which_context_each_decision_follows() -> None:
     assert counted["just_after_no_result"] == {"no_match": 1} and counted["just_after_results"] == {"offer": 1}
     row = format_markdown([counted]).splitlines()[2]
     assert row == ("| g | 1 | 8 | 25.0 | 50.0 / 50.0 | 12.5 | 100.0 | 0.0 | - | 100.0 / 0.0 / 0.0 (of 1) | "
-                   "100.0 / 0.0 (of 2 / 6) |")
+                   "100.0 / 0.0 (of 2 / 6) | 100.0 / 0.0 (of 1 / 7) |")
 
 
 KB_DIALOG = """1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?
