@@ -277,6 +277,8 @@ register("hcn-ensemble", PAPER, f"Hybrid Code Networks, {SEED_ENSEMBLE} seeds av
          )(_template_memn2n(encoder="lstm", ensemble=SEED_ENSEMBLE))
 register("hcn-no_kb_match", PAPER, "Hybrid Code Networks whose state does not say whether the KB has it"
          )(_template_memn2n(encoder="lstm", kb_match=False))
+register("hcn-ensemble-no_kb_match", PAPER, f"Hybrid Code Networks, {SEED_ENSEMBLE} seeds averaged, whose state "
+         "does not say whether the KB has it")(_template_memn2n(encoder="lstm", ensemble=SEED_ENSEMBLE, kb_match=False))
 register("hcn-no_dialog_state", PAPER, "Hybrid Code Networks without the tracked dialog state"
          )(_template_memn2n(dialog_state=False, encoder="lstm"))
 
