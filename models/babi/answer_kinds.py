@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from models.examples import TurnExample
 from models.metrics import percent
@@ -39,9 +39,21 @@ def answer_kind(answer: str) -> str:
 
 def accuracy_by_kind(examples: Sequence[TurnExample], predictions: Sequence[str]) -> dict[str, tuple[float, int]]:
     """Per-response accuracy (%) and number of turns of each kind present, in :data:`KINDS` order."""
+    return _by_kind(examples, predictions, lambda gold, predicted: predicted == gold)
+
+
+def decisions_by_kind(examples: Sequence[TurnExample], predictions: Sequence[str]) -> dict[str, tuple[float, int]]:
+    """Per gold kind, the % of its turns answered with an answer of that kind (right or wrongly worded), and the
+    number of turns: whether a model decides as the bot did (a no match where it said no match), apart from the
+    wording it chose."""
+    return _by_kind(examples, predictions, lambda gold, predicted: answer_kind(predicted) == answer_kind(gold))
+
+
+def _by_kind(examples: Sequence[TurnExample], predictions: Sequence[str], right: Callable[[str, str], bool]
+             ) -> dict[str, tuple[float, int]]:
     if len(examples) != len(predictions):
         raise ValueError(f"{len(examples)} examples but {len(predictions)} predictions")
-    right: dict[str, list[bool]] = defaultdict(list)
+    by: dict[str, list[bool]] = defaultdict(list)
     for example, predicted in zip(examples, predictions, strict=True):
-        right[answer_kind(example.answer)].append(predicted == example.answer)
-    return {kind: (round(percent(right[kind]), 2), len(right[kind])) for kind in KINDS if right[kind]}
+        by[answer_kind(example.answer)].append(right(example.answer, predicted))
+    return {kind: (round(percent(by[kind]), 2), len(by[kind])) for kind in KINDS if by[kind]}

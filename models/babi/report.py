@@ -36,6 +36,8 @@ class Cell:
     note: str = ""
     spread: float | None = None  # standard deviation of per-response accuracy over the folds (a (folds) row) or seeds
     kinds: dict[str, tuple[float, float, int]] = field(default_factory=dict)  # kind -> (accuracy, spread, turns)
+    # kind -> (% of its turns answered with an answer of that kind, spread, turns): the decision apart from the wording
+    decided: dict[str, tuple[float, float, int]] = field(default_factory=dict)
 
 
 def row_name(task: int, split: str) -> str:
@@ -124,16 +126,20 @@ def format_kinds(cells: Sequence[Cell]) -> list[str]:
         return []
     kinds = [kind for kind in KINDS if any(kind in cell.kinds for cell in chosen)]
     lines = ["", "Accuracy by answer kind (per-response %, models.babi.answer_kinds; (folds): mean ±standard "
-             "deviation over the held-out folds). The turns line counts each kind's gold answers.", "",
+             "deviation over the held-out folds). The turns line counts each kind's gold answers; a method's "
+             "\"decision\" line, the % of each kind's turns it answered with an answer of that kind, however worded.",
+             "",
              "| Row | Method | " + " | ".join(kinds) + " |", "| --- | --- |" + " --- |" * len(kinds)]
     for row in sorted({cell.row for cell in chosen}, key=_order):
         in_row = [cell for cell in chosen if cell.row == row]
         lines.append(f"| {row} | turns | " + " | ".join(str(max(c.kinds.get(k, (0, 0, 0))[2] for c in in_row))
                                                      for k in kinds) + " |")
         for cell in sorted(in_row, key=lambda c: methods.names("babi").index(c.method)):
-            values = [figure(cell.kinds[k][0], cell.kinds[k][1] if cell.spread is not None else None)
-                      if k in cell.kinds else "" for k in kinds]
-            lines.append(f"| {row} | {title(cell.method)} | " + " | ".join(values) + " |")
+            for name, by_kind in ((title(cell.method), cell.kinds), (f"{title(cell.method)}: decision", cell.decided)):
+                if by_kind:
+                    values = [figure(by_kind[k][0], by_kind[k][1] if cell.spread is not None else None)
+                              if k in by_kind else "" for k in kinds]
+                    lines.append(f"| {row} | {name} | " + " | ".join(values) + " |")
     return lines
 
 
@@ -141,12 +147,13 @@ def format_csv(cells: Sequence[Cell]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["row", "method", "per_response_accuracy", "per_dialog_accuracy", "paper_per_response",
-                     "paper_per_dialog", "seconds", "note", "per_response_spread", "by_kind"])
+                     "paper_per_dialog", "seconds", "note", "per_response_spread", "by_kind", "decided_by_kind"])
     for cell in cells:
         paper = PAPER_TABLE2.get(paper_row(cell.row), {}).get(cell.method, (None, None))
-        by_kind = json.dumps({kind: value[0] for kind, value in cell.kinds.items()}) if cell.kinds else ""
+        by_kind, decided = (json.dumps({kind: value[0] for kind, value in kinds.items()}) if kinds else ""
+                            for kinds in (cell.kinds, cell.decided))
         writer.writerow([cell.row, cell.method, cell.per_response, cell.per_dialog, paper[0], paper[1],
-                         round(cell.seconds, 1), cell.note, cell.spread, by_kind])
+                         round(cell.seconds, 1), cell.note, cell.spread, by_kind, decided])
     return buffer.getvalue()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from data.layout import TaskFiles, discover
 from models import methods as registry
-from models.babi.answer_kinds import KINDS, accuracy_by_kind
+from models.babi.answer_kinds import KINDS, accuracy_by_kind, decisions_by_kind
 from models.babi.folds import DEFAULT_FOLDS, FoldRun, bot_runs, fold_runs, mean_and_spread
 from models.babi.methods import PAPER_METHODS
 from models.babi.report import FOLD_TASKS, Cell, row_name, title, write_results
@@ -35,9 +35,24 @@ def _scored(row: str, method: str, ranker: Ranker, examples: Sequence[TurnExampl
     started = time.perf_counter()
     answers = best_answers(ranker, examples)
     result = accuracy_report(examples, answers)
-    kinds = {kind: (value, 0.0, turns) for kind, (value, turns) in accuracy_by_kind(examples, answers).items()}
+    kinds, decided = ({kind: (value, 0.0, turns) for kind, (value, turns) in by_kind(examples, answers).items()}
+                      for by_kind in (accuracy_by_kind, decisions_by_kind))
     return Cell(row, method, result["per_response_accuracy"], result["per_dialog_accuracy"],
-                seconds + time.perf_counter() - started, note, kinds=kinds)
+                seconds + time.perf_counter() - started, note, kinds=kinds, decided=decided)
+
+
+def _mean_by_kind(per_cell: Sequence[dict[str, tuple[float, float, int]]], pooled: bool
+                  ) -> dict[str, tuple[float, float, int]]:
+    """Per kind, the mean and spread over the cells (``per_cell``: each cell's kinds or decisions) and the turns:
+    (``pooled``) held-out runs, each of other turns, summed, the kinds any run has; else seeds scored on the same
+    turns, the kinds every seed has."""
+    means = {}
+    for kind in KINDS:
+        values = [by_kind[kind] for by_kind in per_cell if kind in by_kind]
+        if values and (pooled or len(values) == len(per_cell)):
+            turns = sum(v[2] for v in values) if pooled else values[0][2]
+            means[kind] = (*mean_and_spread([v[0] for v in values]), turns)
+    return means
 
 
 def _fit(method: str, task: TaskData, work: Path, settings: Settings) -> tuple[Ranker | None, str]:
@@ -71,16 +86,12 @@ def _seed_cells(method: str, task: TaskData, work: Path, settings: Settings,
                  + ", ".join(f"{split} {runs[split][-1].per_response}" for split in splits))
     cells = []
     for split, scored in runs.items():
-        kinds = {}
-        for kind in KINDS:
-            values = [cell.kinds[kind] for cell in scored if kind in cell.kinds]
-            if len(values) == len(scored):
-                kinds[kind] = (*mean_and_spread([v[0] for v in values]), values[0][2])
         per_response, spread = mean_and_spread([cell.per_response for cell in scored])
         cells.append(Cell(row_name(task.task, split), method, per_response,
                           mean_and_spread([cell.per_dialog for cell in scored])[0],
                           sum(cell.seconds for cell in scored), f"mean over seeds 0-{seeds - 1}; " + "; ".join(notes),
-                          spread, kinds))
+                          spread, _mean_by_kind([c.kinds for c in scored], False),
+                          _mean_by_kind([c.decided for c in scored], False)))
     return cells
 
 
@@ -98,15 +109,11 @@ def _held_out_cell(task: TaskData, method: str, work: Path, settings: Settings, 
         held_out.append(_scored(row_name(task.task, split), method, ranker, run.task.split("tst"), 0.0, ""))
         progress(f"T{task.task} {title(method)} {run.name}: {held_out[-1].per_response} "
                  f"({held_out[-1].per_dialog}) {note}")
-    kinds = {}
-    for kind in KINDS:
-        values = [cell.kinds[kind] for cell in held_out if kind in cell.kinds]
-        if values:
-            kinds[kind] = (*mean_and_spread([v[0] for v in values]), sum(v[2] for v in values))
     per_response, spread = mean_and_spread([cell.per_response for cell in held_out])
     return Cell(row_name(task.task, split), method, per_response,
                 mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
-                f"mean over {len(runs)} {what}: " + ", ".join(f"{c.per_response}" for c in held_out), spread, kinds)
+                f"mean over {len(runs)} {what}: " + ", ".join(f"{c.per_response}" for c in held_out), spread,
+                _mean_by_kind([c.kinds for c in held_out], True), _mean_by_kind([c.decided for c in held_out], True))
 
 
 def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun],

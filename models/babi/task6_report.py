@@ -59,19 +59,22 @@ def format_estimates(tables: Sequence[str | Path]) -> str:
         lines.append(f"| {title(method)} (`{method}`) | {_cell(rows.get('T6 (folds)'))} | {_cell(new_bot)} | "
                      f"{_cell(rows.get('T6 (dev)'))} | {'' if test is None else f'{test:g}'} | {error} |")
     measured = [method for method in estimates if any(method in by for _, by in HELD_BACK_TASK6_KINDS.values())]
-    kinds = ["| kind | test turns | " + " | ".join(f"{title(m)}: new bot / test" for m in measured) + " |",
+    kinds = ["| kind | test turns | " + " | ".join(f"{title(m)}: new bot (decision) / test" for m in measured) + " |",
              "| --- | --- |" + " --- |" * len(measured)]
     for kind, (turns, by_method) in HELD_BACK_TASK6_KINDS.items():
         cells = []
         for method in measured:
             new_bot = estimates[method].get("T6 (new bot)")
-            ours = json.loads(new_bot["by_kind"]).get(kind) if new_bot and new_bot.get("by_kind") else None
-            cells.append(f"{'' if ours is None else f'{ours:.1f}'} / {by_method.get(method, '')}")
+            ours, decided = (json.loads(new_bot[column]).get(kind) if new_bot and new_bot.get(column) else None
+                             for column in ("by_kind", "decided_by_kind"))
+            cells.append(f"{'' if ours is None else f'{ours:.1f}'}{'' if decided is None else f' ({decided:.1f})'} / "
+                         f"{by_method.get(method, '')}")
         kinds.append(f"| {kind} | {turns:,} | " + " | ".join(cells) + " |")
     sources = ", ".join(f"[{Path(t).name}]({Path(t).as_posix().removeprefix('docs/')})" for t in tables)
     return "\n".join([*lines, "", f"Per-response %, (folds) and (new bot) mean ± standard deviation over their runs; "
                       f"HCN's published test figure is {HCN_TASK6:g}. By answer kind, the (new bot) row beside the "
-                      "held-back test:", "", *kinds, "",
+                      "held-back test (in parentheses, where the CSV has it, the % of the kind's turns answered with "
+                      "an answer of that kind, however worded):", "", *kinds, "",
                       f"From {sources} by `python -m models.babi.task6_report`; the held-back figures are the "
                       "maintainers' (`models/babi/paper.py`)."])
 

@@ -15,7 +15,7 @@ from data.babi.generation import GenerationPlan, generate
 from data.corpus import Dialog, Turn
 from data.facts import dialog_facts, kb_file_facts
 from data.layout import discover
-from models.babi.answer_kinds import KINDS, accuracy_by_kind, answer_kind
+from models.babi.answer_kinds import KINDS, accuracy_by_kind, answer_kind, decisions_by_kind
 from models.babi.folds import bot_runs, bot_styles, fold_runs, mean_and_spread
 from models.babi.reproduce import run_benchmark
 from models.examples import TaskData
@@ -85,6 +85,18 @@ def test_accuracy_by_kind_counts_each_kinds_turns(task5) -> None:
                                                                                          if k in by_kind]
 
 
+def test_a_decision_is_the_answers_kind_however_worded(task5) -> None:
+    """Every API call answered with another call (a wrong one) is its decision made; everything else answered
+    with a greeting is none made, but the greetings'."""
+    dev = task5.split("dev")
+    predictions = ["api_call french paris four cheap" if answer_kind(e.answer) == "api_call" else "hello there"
+                   for e in dev]
+    decided = decisions_by_kind(dev, predictions)
+    assert accuracy_by_kind(dev, predictions)["api_call"][0] < 100.0 == decided["api_call"][0]
+    assert all(v[0] == (100.0 if k in ("api_call", "greeting_goodbye") else 0.0) for k, v in decided.items())
+    assert {k: v[1] for k, v in decided.items()} == {k: v[1] for k, v in accuracy_by_kind(dev, predictions).items()}
+
+
 def test_the_task6_row_is_chosen_on_folds_and_dev_reported_once(task5, tmp_path: Path) -> None:
     data = tmp_path / "corpus"  # a task 6 in the public layout (without a test file), from generated task-5 dialogs
     data.mkdir()
@@ -106,6 +118,10 @@ def test_the_task6_row_is_chosen_on_folds_and_dev_reported_once(task5, tmp_path:
     rows = {r["row"]: r for r in csv.DictReader(out.with_suffix(".csv").open())}
     assert float(rows["T6 (folds)"]["per_response_spread"]) == folds.spread
     assert json.loads(rows["T6 (dev)"]["by_kind"]) == {k: v[0] for k, v in dev.kinds.items()}
+    assert json.loads(rows["T6 (dev)"]["decided_by_kind"]) == {k: v[0] for k, v in dev.decided.items()}
+    assert set(folds.decided) == set(folds.kinds) and all(
+        folds.decided[k][0] >= folds.kinds[k][0] for k in folds.kinds)  # a right answer is a right decision
+    assert "| T6 (folds) | Nearest neighbour: decision |" in table
     plain = run_benchmark(data, tmp_path / "plain.md", methods=["nearest_neighbour"], folds=0,
                           progress=lambda line: None)
     assert [c.row for c in plain] == ["T6 (dev)"] and "Rows marked (dev)" in (tmp_path / "plain.md").read_text()
