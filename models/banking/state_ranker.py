@@ -32,10 +32,13 @@ Feature groups, each of which an ablation removes: ``value_state``, ``slot_state
 ``last_line`` (what the last line was: the user's turn, a result of some kind, a bot line), ``state_counts`` (how
 many slot types have each kind of latest result, and how many values are pending: the dialog's progress without
 naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user turn, its latest result),
-the act and template terms' inputs, and ``act_term`` (the act term, its within-act normalisation with it). Training
-leaves each word of the user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The
-featurisation runs in TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score
-the same way; training computes each example's facts once, not once per step.
+the act and template terms' inputs, ``act_term`` (the act term, its within-act normalisation with it) and
+``beside_call`` (a pending value said in the user turn that gave a value of the last API call: the caller gave it
+with the value just checked, and a bot checks it next, where a value said before another turn's check waits to be
+asked for again; a value's fact and its slot type's). Training leaves each word of the user's turns out at a rate
+(``word_dropout``), so that no flow rests on one wording. The featurisation runs in TensorFlow ops inside the
+exported SavedModel, so training, the tables and TF Serving score the same way; training computes each example's
+facts once, not once per step.
 """
 
 from __future__ import annotations
@@ -56,7 +59,10 @@ from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
-FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term")
+FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
+                  "beside_call")
+VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
+TYPE_FLAGS = 3  # any value pending, any in the query, any beside the last call
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
 
 
@@ -144,10 +150,10 @@ def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
 class StateFeatures(tf.Module):
     """Raw dialogs (``memory``/``memory_speaker`` [B, M], ``query`` [B]) to the state ranker's inputs in two steps:
     :meth:`facts`, what one example says (the delexicalised word ids of the query [B, W], the word ids of the earlier
-    user turns, entities left out [B, H], the last line's kind
-    [B, K + 3], the state counts [B, (K + 1) * 5], and the facts of every value [B, V, 4 + K] and slot type
-    [B, T, 2 + K]), computed once per example in training; and :meth:`candidate_features`, every candidate's
-    features [B, C, F] from those facts, in each step."""
+    user turns, entities left out [B, H], the last line's kind [B, K + 3], the state counts [B, (K + 1) * 5], and
+    the facts of every value [B, V, VALUE_FLAGS + K] and slot type [B, T, TYPE_FLAGS + K]), computed once per example
+    in training; and :meth:`candidate_features`, every candidate's features [B, C, F] from those facts, in each
+    step."""
 
     def __init__(self, lexicon: SlotLexicon, candidates: Sequence[str], words: Sequence[str],
                  removed: Sequence[str] = (), name: str | None = None) -> None:
@@ -227,17 +233,27 @@ class StateFeatures(tf.Module):
         in_query = tf.equal(last_user, query_line)
         in_last_call = tf.equal(last_call, call_line) & (last_call >= 0)
         in_results = last_in_result > call_line
+        # Beside the last call: pending, and said in a user turn that gave a value of the last API call. The caller
+        # gave it with the value just checked; the bot checks it next, where a value said before some other turn's
+        # check waits to be asked for again.
+        call_turns = tf.where(in_last_call & ~pending, last_user, -2)  # [B, V]: the turns the call's values came in
+        beside_call = pending & tf.reduce_any(
+            tf.equal(last_user[:, :, tf.newaxis], call_turns[:, tf.newaxis, :]), axis=2)
+        if "beside_call" in self.removed:
+            beside_call = tf.zeros_like(beside_call)
         value_kind = tf.where(last_result >= 0, last_result % self.kind_count, 0)
-        value_features = tf.concat([tf.cast(tf.stack([pending, in_query, in_last_call, in_results], -1), tf.float32),
-                                    tf.one_hot(value_kind, self.kind_count)], axis=-1)  # [B, V, 4 + K]
+        value_features = tf.concat([tf.cast(tf.stack([pending, in_query, in_last_call, in_results, beside_call], -1),
+                                            tf.float32),
+                                    tf.one_hot(value_kind, self.kind_count)], axis=-1)  # [B, V, VALUE_FLAGS + K]
         # Per slot type: any value pending, any said in the last user turn, the latest result about any value.
         types = self.type_count
         type_pending = _per_type(tf.cast(pending, tf.int32), self.value_type, types) > 0
         type_in_query = _per_type(tf.cast(in_query, tf.int32), self.value_type, types) > 0
+        type_beside = _per_type(tf.cast(beside_call, tf.int32), self.value_type, types) > 0
         type_code = _per_type(last_result, self.value_type, types)
         type_kind = tf.where(type_code >= 0, type_code % self.kind_count, 0)
-        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query], -1), tf.float32),
-                                   tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, 2 + K]
+        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query, type_beside], -1), tf.float32),
+                                   tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, TYPE_FLAGS + K]
         # The last line before the query when the user said nothing: a result (its kind), a bot line, or none.
         last_memory = tf.reduce_max(tf.where(tf.not_equal(memory_speaker, ""), index[:, :-1], -1), axis=1)
         at = tf.maximum(last_memory, 0)[:, tf.newaxis]
@@ -272,17 +288,17 @@ class StateFeatures(tf.Module):
         category (values, a request, neither)."""
         batch = tf.shape(value_features)[0]
         padded_values = tf.pad(value_features, [[0, 0], [0, 1], [0, 0]])
-        of_values = tf.gather(padded_values, self.cand_values, axis=1)  # [B, C, P, 4 + K]
+        of_values = tf.gather(padded_values, self.cand_values, axis=1)  # [B, C, P, VALUE_FLAGS + K]
         mask = self.value_mask
         has = tf.cast(tf.reduce_any(mask, axis=1), tf.float32)[tf.newaxis, :]
         weights = tf.cast(mask, tf.float32)[tf.newaxis, :, :]
-        flags = of_values[..., :4]  # pending, in the query, in the last call, in the results since
+        flags = of_values[..., :VALUE_FLAGS]
         every = tf.reduce_min(flags * weights[..., tf.newaxis] + (1 - weights[..., tf.newaxis]), axis=2) * \
             has[..., tf.newaxis]
         some = tf.reduce_max(flags * weights[..., tf.newaxis], axis=2)
-        candidate_values = tf.concat([every, some, _masked_mean(of_values[..., 4:], mask)], axis=-1)
+        candidate_values = tf.concat([every, some, _masked_mean(of_values[..., VALUE_FLAGS:], mask)], axis=-1)
         padded_types = tf.pad(type_features, [[0, 0], [0, 1], [0, 0]])
-        of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, 2 + K]
+        of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, TYPE_FLAGS + K]
         candidate_types = _masked_mean(of_types, self.type_mask)
         if "value_state" in self.removed:
             candidate_values = tf.zeros_like(candidate_values)
@@ -303,7 +319,7 @@ def scorer_inputs(features: StateFeatures, facts: dict[str, tf.Tensor]) -> dict[
               for key, value in facts.items() if key not in ("value_features", "type_features")}
     type_features = tf.cast(facts["type_features"], tf.float32)
     # Every slot type's facts, for the template and act terms: which types are pending, and their latest results.
-    inputs["dialog_state"] = tf.reshape(type_features, [-1, features.type_count * (features.kind_count + 2)])
+    inputs["dialog_state"] = tf.reshape(type_features, [-1, features.type_count * (features.kind_count + TYPE_FLAGS)])
     if "dialog_state" in features.removed:
         inputs["dialog_state"] = tf.zeros_like(inputs["dialog_state"])
     inputs["candidate"] = features.candidate_features(tf.cast(facts["value_features"], tf.float32), type_features)

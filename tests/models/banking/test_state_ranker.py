@@ -12,6 +12,8 @@ import tensorflow as tf
 from models.banking.slots import SlotLexicon
 from models.banking.state_ranker import (
     COUNT_BUCKETS,
+    TYPE_FLAGS,
+    VALUE_FLAGS,
     StateConfig,
     StateFeatures,
     act_of,
@@ -37,33 +39,57 @@ CHECKED = (["i want to send money", "which account would you like to use ?", "my
            ["user", "bot", "user", "bot", "user", "bot", "user", "bot", "user"])
 
 
-def _features(memory: list[str], speakers: list[str], query: str) -> tuple[StateFeatures, dict[str, np.ndarray]]:
+def _features(memory: list[str], speakers: list[str], query: str, removed: tuple[str, ...] = ()
+              ) -> tuple[StateFeatures, dict[str, np.ndarray]]:
     lexicon = SlotLexicon.learn(_examples())
-    features = StateFeatures(lexicon, CANDIDATES, ["yes", ",", "to", "<partner>"])
+    features = StateFeatures(lexicon, CANDIDATES, ["yes", ",", "to", "<partner>"], removed)
     out = features(tf.constant([memory]), tf.constant([speakers]), tf.constant([query]))
     return features, {key: value.numpy()[0] for key, value in out.items()}
 
 
 def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_results() -> None:
     _, out = _features(*CHECKED, "yes , to megan")
-    candidate = out["candidate"]  # [C, F]: every value / some value pending, in query, in last call, in results...
+    candidate = out["candidate"]  # [C, F]: every value / some value pending, in query, in last call, in results,
+    # beside the last call, then the values' latest results, the slot types' facts and the candidate's category
+    flags = 2 * VALUE_FLAGS
+    assert VALUE_FLAGS == 5 and TYPE_FLAGS == 3
     megan, anna, savings = (CANDIDATES.index(c) for c in CANDIDATES[:3])
-    assert candidate[megan, :8].tolist() == [1, 1, 0, 0] * 2  # said in this turn, never checked
-    assert candidate[anna, :8].tolist() == [0, 0, 1, 1] * 2  # checked last, its result since
-    assert candidate[savings, :8].tolist() == [0, 0, 0, 0] * 2
+    assert candidate[megan, :flags].tolist() == [1, 1, 0, 0, 0] * 2  # said in this turn, never checked
+    assert candidate[anna, :flags].tolist() == [0, 0, 1, 1, 0] * 2  # checked last, its result since
+    assert candidate[savings, :flags].tolist() == [0] * flags
     both = CANDIDATES.index("api_call check_amount savings 100")  # savings checked long ago, 100 never said
-    assert candidate[both, :8].tolist() == [0] * 8
+    assert candidate[both, :flags].tolist() == [0] * flags
     kinds = SlotLexicon.learn(_examples()).kinds
-    assert candidate[anna, 8 + kinds.index("R_status invalid")] == 1
-    assert candidate[savings, 8 + kinds.index("R_status valid")] == 1
+    assert candidate[anna, flags + kinds.index("R_status invalid")] == 1
+    assert candidate[savings, flags + kinds.index("R_status valid")] == 1
     # The request for the account carries its slot type's facts: the account's latest result is valid.
     request = CANDIDATES.index("which account would you like to use ?")
-    type_kinds = candidate[request, 8 + len(kinds) + 2:8 + 2 * len(kinds) + 2]
+    type_kinds = candidate[request, flags + len(kinds) + TYPE_FLAGS:flags + 2 * len(kinds) + TYPE_FLAGS]
     assert type_kinds[kinds.index("R_status valid")] == 1 and candidate[request, -3:].tolist() == [0, 1, 0]
     assert out["query_words"].tolist() == [1, 2, 3, 4]  # "yes , to <partner>": the query delexicalised
     assert out["last_line"][-3:].tolist() == [1, 0, 0]  # the user spoke
     history = out["history_words"]
     assert history[history > 0].tolist() == [3]  # "to" (send money to): earlier words, not entities (anna)
+
+
+def test_a_value_said_with_the_checked_one_is_beside_the_call_and_one_said_before_another_check_is_not() -> None:
+    """The caller gave the amount with the account just checked: the bot checks it next. Given before the
+    partner's repair, it waits to be asked for again (the training bots' flows), so it is pending but not beside."""
+    both = CANDIDATES.index("api_call check_amount savings 100")
+    beside = VALUE_FLAGS - 1  # the flag's place among every value's, then some value's
+    opening = (["i want to send 100 from my savings account", "api_call check_account savings",
+                "savings R_status valid"], ["user", "bot", "user"], "<SILENCE>")
+    features, out = _features(*opening)
+    assert out["candidate"][both, [beside, VALUE_FLAGS + beside]].tolist() == [0, 1]  # 100 is, savings is not
+    _, ablated = _features(*opening, removed=("beside_call",))
+    assert ablated["candidate"][both, VALUE_FLAGS + beside] == 0 and ablated["candidate"][both, VALUE_FLAGS] == 1
+    amount = features.value_type.numpy()[sorted(SlotLexicon.learn(_examples()).types).index("100")]
+    state = out["dialog_state"].reshape(features.type_count, -1)
+    assert state[amount, :TYPE_FLAGS].tolist() == [1, 0, 1]  # pending, not in the query, beside the call
+    _, later = _features(["i want to send 100", "which account would you like to use ?", "my savings account",
+                          "api_call check_account savings", "savings R_status valid"],
+                         ["user", "bot", "user", "bot", "user"], "<SILENCE>")
+    assert later["candidate"][both, [VALUE_FLAGS + 0, VALUE_FLAGS + beside]].tolist() == [1, 0]  # pending only
 
 
 def test_an_act_is_its_template_with_every_slot_made_one() -> None:
