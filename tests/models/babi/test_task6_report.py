@@ -46,6 +46,20 @@ def test_the_block_reads_each_method_once_and_sets_the_test_beside_it(tmp_path: 
     assert "[a.csv](" in block and "[b.csv](" in block
 
 
+def test_the_kinds_table_has_the_measured_models_and_hcn_as_it_is_now(tmp_path: Path) -> None:
+    """The product as it is now beside the version the maintainers measured (its test cell empty); a method neither
+    measured nor current stays out of the kinds table."""
+    table = _table(tmp_path / "a.csv", [("T6 (new bot)", "hcn-ensemble", 55.7, 6.0, {"no_match": 2.5}),
+                                        ("T6 (new bot)", "hcn-ensemble-no_kb_match", 55.2, 5.6, {"no_match": 1.2}),
+                                        ("T6 (new bot)", "tfidf", 2.49, 0.5, {"no_match": 0.1})])
+    block = task6_report.format_estimates([table])
+    header = next(line for line in block.splitlines() if line.startswith("| kind |"))
+    assert header.count("new bot (decision) / test") == 2 and "TF-IDF" not in header
+    no_match = next(line for line in block.splitlines() if line.startswith("| no_match |"))
+    assert [cell.strip() for cell in no_match.split("|")][3:5] == [
+        "2.5 (42.5) /", f"1.2 (41.2) / {HELD_BACK_TASK6_KINDS['no_match'][1]['hcn-ensemble-no_kb_match']}"]
+
+
 def test_a_table_without_task_6_is_named(tmp_path: Path) -> None:
     other = _table(tmp_path / "t1.csv", [("T1", "tfidf", 99.0, None, {})])
     with pytest.raises(ValueError, match="t1.csv: no task 6 row"):
