@@ -139,6 +139,8 @@ def groups(trn: Sequence[Dialog], dev: Sequence[Dialog], styles: Sequence[int], 
     for dialog in trn:
         per_dialog.append(list(trn_matched[at:at + len(dialog.turns)]))
         at += len(dialog.turns)
+    if at != len(trn_matched):  # one match per bot turn, or the cut above gives each dialog another's
+        raise ValueError(f"{len(trn_matched)} KB matches for the {at} bot turns of trn")
     yield "trn", list(trn), list(trn_matched)
     for style in sorted(set(styles)):
         chosen = [i for i, s in enumerate(styles) if s == style]

@@ -12,7 +12,7 @@ the policy; here the state is a few words put before the delexicalised query, fo
 - ``state_call_same`` when the latest API call asked for exactly this state (``changed``: another; ``none``);
 - (with KB entries in the spec) ``state_match_none`` when no entry of the KB has every slot value the state holds
   (``some``: one does). A dialog manager knows its database: DSTC2's bots say there is no such restaurant before
-  any API call as often as after one (docs/babi.md counts both), and the call's outcome alone cannot tell a model
+  any API call as well as after one (docs/babi.md counts both), and the call's outcome alone cannot tell a model
   the first kind.
 
 What is learned from the training dialogs: the slots (the kinds of the API calls' arguments, in order), their

@@ -17,6 +17,7 @@ from pathlib import Path
 from models.babi.presets import HCN_TEMPLATE, OOV_DEV_STEP, SEED_ENSEMBLE, paper_config
 from models.babi.rule_based import RuleBasedSystem
 from models.babi.rule_based_dstc2 import DSTC2RuleBased
+from models.babi.template.config import TemplateConfig
 from models.babi.template.filling import POLICY_FEATURES
 from models.babi.template.ranker import LEARNED_FILL_DEPTH, RankedFilling, TemplateRanker
 from models.examples import TaskData, TurnExample
@@ -199,6 +200,9 @@ def _template_config(task: TaskData, settings: Settings, dialog_state: bool, enc
                      kb_match: bool = True) -> TrainConfig:
     """The template ranker's settings in this run (HCN's with ``encoder="lstm"``; ``kb_match=False``: its
     ablation, a state that does not say whether the KB has what it holds)."""
+    if isinstance(settings.config, TemplateConfig):  # a given config, and still the ablation's part removed
+        return replace(settings.config, dialog_state=settings.config.dialog_state and dialog_state,
+                       kb_match=settings.config.kb_match and kb_match)
     model = ({**HCN_TEMPLATE, "patience": PATIENCE["hcn"], "kb_match": kb_match and HCN_TEMPLATE["kb_match"]}
              if encoder == "lstm" else {"encoder": encoder})
     return settings.config or paper_config(task.task, model="template", epochs=epochs_of(settings),

@@ -245,7 +245,8 @@ class StateFeatures(tf.Module):
         value_features = tf.concat([tf.cast(tf.stack([pending, in_query, in_last_call, in_results, beside_call], -1),
                                             tf.float32),
                                     tf.one_hot(value_kind, self.kind_count)], axis=-1)  # [B, V, VALUE_FLAGS + K]
-        # Per slot type: any value pending, any said in the last user turn, the latest result about any value.
+        # Per slot type: any value pending, any said in the last user turn, any beside the last call, the latest
+        # result about any value.
         types = self.type_count
         type_pending = _per_type(tf.cast(pending, tf.int32), self.value_type, types) > 0
         type_in_query = _per_type(tf.cast(in_query, tf.int32), self.value_type, types) > 0

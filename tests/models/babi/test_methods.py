@@ -23,6 +23,18 @@ def test_the_paper_columns_come_first_and_every_method_has_a_title() -> None:
     assert set(TRAIN_MODELS.values()) <= set(names) and set(MODEL_METHODS.values()) <= set(names)
 
 
+def test_an_ablation_removes_its_part_from_a_given_config_too() -> None:
+    """``dialog train --config`` or a pipeline profile gives the config; ``hcn-no_kb_match`` and the state's
+    ablation still take their part out of it, and the full model keeps what the config says."""
+    from models.babi.template.config import TemplateConfig
+
+    given = methods.Settings(config=TemplateConfig(encoder="lstm", kb_match=True, dialog_state=True, epochs=3))
+    ablated = babi_methods._template_config(None, given, dialog_state=False, encoder="lstm", kb_match=False)
+    assert (ablated.kb_match, ablated.dialog_state, ablated.epochs) == (False, False, 3)
+    kept = babi_methods._template_config(None, given, dialog_state=True, encoder="lstm")
+    assert kept == given.config
+
+
 def test_a_method_that_does_not_apply_says_why(tmp_path: Path) -> None:
     from data.layout import discover
     from models.examples import TaskData
