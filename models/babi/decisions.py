@@ -20,13 +20,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-import tensorflow as tf
-
 from data.corpus import Dialog, KBResult, Turn
 from models.babi.answer_kinds import answer_kind
 from models.babi.dialog_state import DialogStateTracker, StateSpec
 from models.babi.template.lexicon import EntityLexicon
-from models.examples import TaskData, dialogs_examples, pad_batch
+from models.examples import TaskData, dialogs_examples
 
 NO_RESULT = "api_call no result"
 # The user's act, read from the words of the utterance, first match wins ("inform": anything else). Coarse, as the
@@ -82,13 +80,7 @@ def kb_matches(dialogs: Sequence[Dialog], task: TaskData) -> list[bool]:
     slot value the dialog state holds, as HCN's tracker computes it with what it learns from ``task``'s ``trn``."""
     lexicon = EntityLexicon.learn(task.facts, [e.answer for e in task.split("trn")])
     tracker = DialogStateTracker(StateSpec.learn(lexicon.types, task.split("trn"), task.facts))
-    examples = dialogs_examples(dialogs, 6, "analysis")
-    matched = tf.function(lambda *t: tracker.matches(*tracker.state(*t)[:2]), autograph=False, reduce_retracing=True)
-    out: list[bool] = []
-    for start in range(0, len(examples), 256):
-        batch = [tf.constant(a, tf.string) for a in pad_batch(examples[start:start + 256])]
-        out += matched(*batch).numpy().tolist()
-    return out
+    return tracker.kb_matches(dialogs_examples(dialogs, 6, "analysis"))
 
 
 def count(dialogs: Iterable[Dialog], matched: Sequence[bool]) -> dict[str, object]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import tensorflow as tf
@@ -271,11 +271,21 @@ class DialogStateTracker(tf.Module):
     def words(self, examples: Sequence[TurnExample], batch_size: int = 256) -> list[str]:
         """The state words of each example, a batch at a time (how training data gets what serving computes), as
         one traced graph rather than op by op."""
-        words = tf.function(self.__call__, autograph=False, reduce_retracing=True)
-        out: list[str] = []
-        for start in range(0, len(examples), batch_size):
-            memory, speaker, query = pad_batch(examples[start:start + batch_size])
-            out += [w.decode("utf-8") for w in words(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
-                                                     tf.constant(query, tf.string)).numpy()]
-        return out
+        return [w.decode("utf-8") for w in _batched(self.__call__, examples, batch_size)]
+
+    def kb_matches(self, examples: Sequence[TurnExample], batch_size: int = 256) -> list[bool]:
+        """Whether some KB entry has every slot value each example's state holds (:meth:`matches`), as the
+        serving graph computes it."""
+        return [bool(m) for m in _batched(lambda *raw: self.matches(*self.state(*raw)[:2]), examples, batch_size)]
+
+
+def _batched(compute: Callable[..., tf.Tensor], examples: Sequence[TurnExample], batch_size: int) -> list:
+    """``compute`` over raw (memory, speakers, query) batches of ``examples``, traced once: one output per example."""
+    traced = tf.function(compute, autograph=False, reduce_retracing=True)
+    out: list = []
+    for start in range(0, len(examples), batch_size):
+        memory, speaker, query = pad_batch(examples[start:start + batch_size])
+        out += traced(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
+                      tf.constant(query, tf.string)).numpy().tolist()
+    return out
 
