@@ -90,15 +90,10 @@ def count(dialogs: Iterable[Dialog], matched: Sequence[bool]) -> dict[str, objec
     pairs = [pair for dialog in dialogs for pair in turns(dialog)]
     kinds = Counter(kind for _, kind in pairs)
     result: dict[str, object] = {"turns": len(pairs), "kinds": dict(kinds.most_common())}
-    by_match = Counter((m, kind == "no_match") for m, (_, kind) in zip(matched, pairs, strict=True))
-    confirm = Counter((c.user == "dontcare", kind == "confirmation") for c, kind in pairs)
-    result["confirmation_by_dontcare"] = {"turns_dontcare": confirm[True, True] + confirm[True, False],
-                                          "confirmation_dontcare": confirm[True, True],
-                                          "turns_other": confirm[False, True] + confirm[False, False],
-                                          "confirmation_other": confirm[False, True]}
-    result["kb_match"] = {"turns_none": by_match[False, True] + by_match[False, False],
-                          "no_match_none": by_match[False, True], "turns_some": by_match[True, True] +
-                          by_match[True, False], "no_match_some": by_match[True, True]}
+    result["confirmation_by_dontcare"] = _split(((c.user == "dontcare", kind == "confirmation") for c, kind in pairs),
+                                                "confirmation", "dontcare", "other")
+    result["kb_match"] = _split(((not m, kind == "no_match") for m, (_, kind) in zip(matched, pairs, strict=True)),
+                                "no_match", "none", "some")
     for decision in DECISIONS:
         chosen = [context for context, kind in pairs if kind == decision]
         after = Counter((c.call, c.just_called) for c in chosen)
@@ -121,6 +116,14 @@ def count(dialogs: Iterable[Dialog], matched: Sequence[bool]) -> dict[str, objec
         result[f"just_after_{outcome}"] = dict(Counter(k for c, k in pairs if c.just_called and c.call == outcome)
                                                .most_common())
     return result
+
+
+def _split(pairs: Iterable[tuple[bool, bool]], decision: str, holds: str, other: str) -> dict[str, int]:
+    """Of (condition, decision made) per turn: the turns where the condition holds (keys named ``holds``) and
+    where it does not (``other``), and how many of each the bot made ``decision`` in."""
+    counted = Counter(pairs)
+    return {f"turns_{holds}": counted[True, True] + counted[True, False], f"{decision}_{holds}": counted[True, True],
+            f"turns_{other}": counted[False, True] + counted[False, False], f"{decision}_{other}": counted[False, True]}
 
 
 def groups(trn: Sequence[Dialog], dev: Sequence[Dialog], styles: Sequence[int], trn_matched: Sequence[bool],
