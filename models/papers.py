@@ -28,7 +28,7 @@ PAPERS_VARIABLE = "DIALOG_PAPERS"
 # DialogExampleGen and DialogTrainer) or "movie" (the Movie Dialog layout, the MovieExampleGen and MovieTrainer).
 TURNS, MOVIE = "turns", "movie"
 # The `dialog benchmark` flags a paper may honour; one it does not is refused by name.
-TABLE_FLAGS = ("seeds", "folds", "streamed", "jobs")
+TABLE_FLAGS = ("seeds", "folds", "streamed", "records", "jobs")
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class TableRequest:
     seeds: int | None = None
     folds: int | None = None
     streamed: bool = False
+    records: Path | None = None  # Table 6 streamed: where the corpus' tf.Example files are kept between runs
     jobs: int | None = None
     progress: Callable[[str], None] = print
     several: bool = False  # the corpus holds tasks of other papers too (their tables are written beside)

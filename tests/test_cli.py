@@ -86,6 +86,10 @@ def test_tasks_a_corpus_lacks_and_flags_that_would_be_ignored_are_usage_errors(t
          "has no files of task 9 (it holds dialog bAbI (Bordes et al.) (task 1))"),
         (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--streamed"],
          "the tables of dialog bAbI (Bordes et al.) have no --streamed"),
+        (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--records", str(tmp_path / "r")],
+         "only the streamed rows (--streamed) are trained from records"),
+        (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--streamed", "--records",
+          str(corpus / "records")], f"{corpus / 'records'} is inside the corpus {corpus}"),
         (["benchmark", "--data", str(corpus), "--out", str(tmp_path / "t.md"), "--methods", "smn"],
          "unknown methods ['smn'] for dialog bAbI (Bordes et al.)"),
         (["pipeline", "--data", str(corpus), "--root", str(tmp_path / "root"), "--tasks", "1,9"],
@@ -103,7 +107,7 @@ def test_tasks_a_corpus_lacks_and_flags_that_would_be_ignored_are_usage_errors(t
     for arguments, message in cases:
         result = runner.invoke(main, arguments)
         assert result.exit_code == 2 and message in " ".join(result.output.split()), (arguments, result.output)
-    assert not (tmp_path / "t.md").exists() and not (tmp_path / "root").exists()
+    assert not (tmp_path / "t.md").exists() and not (tmp_path / "root").exists() and not (tmp_path / "r").exists()
 
 
 def test_train_then_evaluate(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ class Movies(papers.LazyProfiles):
     schema: str | None = None
     profiles_module: str = "models.movie.profiles"
     challenges: bool = False
-    table_flags: frozenset[str] = frozenset({"streamed"})
+    table_flags: frozenset[str] = frozenset({"streamed", "records"})
 
     def tasks_in(self, corpus: str | Path) -> tuple[int, ...]:
         """The tasks whose folder (``task1_qa/``...) the directory holds."""
@@ -79,7 +79,7 @@ class Movies(papers.LazyProfiles):
         from models.movie import reproduce
 
         return reproduce.benchmark(request.data, request.out, request.epochs, request.progress, request.methods,
-                                   request.tasks, request.streamed)
+                                   request.tasks, request.streamed, request.records)
 
 
 PAPER = papers.register(Movies())

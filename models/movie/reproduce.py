@@ -73,20 +73,22 @@ def run_method(method: Registered, data: MovieData, work: Path, settings: Settin
 
 def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable[[str], None] = print,
                         epochs: int | None = None, methods: Sequence[str] = (), tasks: Sequence[int] = (),
-                        streamed: bool = False) -> list[Row]:
+                        streamed: bool = False, records: Path | None = None) -> list[Row]:
     """The methods of Table 6 on the corpus (``methods``: those registered names, in the table's order; default
     every row, the others marked not run; ``tasks``: those columns, default every task of the corpus); ``epochs``
     overrides each learning model's own; ``streamed`` trains the MemN2N and embeddings rows with the streamed
-    trainer."""
+    trainer, from the task files written as tf.Examples in ``records`` (kept for the next run; default: a
+    temporary directory for this table)."""
     absent = sorted(set(tasks) - set(corpus.tasks))
     if absent:
         raise FileNotFoundError(f"{corpus.root} has no files of task {', '.join(map(str, absent))} (found tasks "
                                 f"{', '.join(map(str, sorted(corpus.tasks)))})")
     data = MovieData(corpus)
     rows = []
-    with tempfile.TemporaryDirectory(prefix="movie-records-") as records:
-        # The streamed rows write each task file as tf.Examples once for the whole table.
-        settings = Settings(epochs=epochs, memo={RECORDS: Path(records)})
+    with tempfile.TemporaryDirectory(prefix="movie-records-") as scratch:
+        # The streamed rows write each task file as tf.Examples once for the whole table (or once for every run
+        # given the same ``records``: a paper-scale table is made a few cells at a time).
+        settings = Settings(epochs=epochs, memo={RECORDS: Path(records or scratch)})
         for method in movie_methods():
             if methods and method.name not in methods:
                 continue
@@ -99,16 +101,17 @@ def run_movie_benchmark(corpus: MovieCorpus, out: str | Path, progress: Callable
 
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None,
               progress: Callable[[str], None] = print, methods: Sequence[str] = (),
-              tasks: Sequence[int] = (), streamed: bool = False) -> list[Path]:
+              tasks: Sequence[int] = (), streamed: bool = False, records: Path | None = None) -> list[Path]:
     """Table 6 of a corpus in the Movie Dialog layout; the files written (the Markdown and its CSV). ``epochs``
     overrides each learning model's own; ``methods`` picks rows and ``tasks`` columns (a paper-scale table is run a
     few cells at a time, then assembled: ``models.movie.report.assemble_table6``); ``streamed`` trains the MemN2N
-    and embeddings rows with the pipeline's streamed trainer, the one that fits the paper's scale. A directory with
+    and embeddings rows with the pipeline's streamed trainer, the one that fits the paper's scale (its tf.Example
+    files kept in ``records`` when given). A directory with
     no task file, or a task it lacks, is a :class:`FileNotFoundError` saying what is missing."""
     try:
         corpus = discover_movie_corpus(data)
     except ValueError as error:
         raise FileNotFoundError(str(error)) from None
     run_movie_benchmark(corpus, out, progress=progress, epochs=epochs, methods=methods, tasks=tasks,
-                        streamed=streamed)
+                        streamed=streamed, records=records)
     return [Path(out), Path(out).with_suffix(".csv")]

@@ -12,6 +12,7 @@ signature (each example among its split's candidates): what serving would answer
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from data.atomic import write_text_atomic
 from data.movie.reader import MovieCorpus
 from data.reading import text_lines
 from models.movie.examples import MovieData, MovieExample
@@ -73,18 +75,29 @@ def _lines(corpus: MovieCorpus, path: str | Path) -> Iterator[Any]:
         yield lines
 
 
+def _sources(corpus: MovieCorpus, path: str | Path) -> str:
+    """What a task file's records are made from: the file, the entities and the task-4 candidate files (the
+    records index them), each by path, size and modification time, as one JSON text."""
+    files = [path, corpus.entities, *(corpus.candidates[split] for split in sorted(corpus.candidates))]
+    stats = [(str(f), tf.io.gfile.stat(str(f))) for f in files if f is not None]
+    return json.dumps([(name, stat.length, stat.mtime_nsec) for name, stat in stats])
+
+
 def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: MovieCandidates,
                 out: Path) -> list[str]:
-    """Each task's ``split`` file as gzipped tf.Examples in ``out`` (one file per task, kept when there already: a
-    file is renamed into place once whole); the files."""
+    """Each task's ``split`` file as gzipped tf.Examples in ``out``, one file per task, and beside it what it was
+    made from (``.sources.json``). A file is kept when there already and made from the same files, unchanged since
+    (a directory shared by runs, ``--records``); else written again, renamed into place once whole. The files."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for task in tasks:
         path = data.corpus.tasks[task][split]
-        target = out / f"{split}-task{task}.gz"
-        if not target.exists():
+        target, stamp = out / f"{split}-task{task}.gz", out / f"{split}-task{task}.sources.json"
+        sources = _sources(data.corpus, path)
+        if not (target.exists() and stamp.exists() and stamp.read_text() == sources):
             with _lines(data.corpus, path) as lines:
                 write_tfrecords(str(target), task_file_records(lines, path, task, split, data.entities, candidates))
+            write_text_atomic(stamp, sources)
         written.append(str(target))
     return written
 

@@ -43,12 +43,17 @@ from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, corpus_p
               help="Table 6: train the LSTM, MemN2N and supervised embeddings rows (per task and joint) with the "
                    "pipeline's streamed trainer (tf.Examples written once, a sampled softmax, batches of 512), the "
                    "one that fits the paper's scale, rather than Table 6's own.")
+@click.option("--records", type=OutputPath(file_okay=False, path_type=Path),
+              help="Table 6 with --streamed: keep the tf.Example files the streamed rows are trained from in this "
+                   "directory, and take them from there in the next run of the same corpus (files written from "
+                   "other or since changed corpus files are written again): at the paper's scale each run writes "
+                   "6M exchanges otherwise.")
 @click.option("--jobs", type=click.IntRange(min=1),
               help="Table 2: run the (task, method) units in this many worker processes, the cores shared among them "
                    "(default: one per core; each job holds a task and its model, so fewer on a machine short of "
                    "memory). 1 runs them in this process.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
-              folds: int | None, seeds: int | None, streamed: bool, jobs: int | None) -> None:
+              folds: int | None, seeds: int | None, streamed: bool, records: Path | None, jobs: int | None) -> None:
     """The paper tables of a corpus, ours beside the paper's: those of each paper whose tasks it holds (Table 2 for
     dialog bAbI, Tables 8-9 for banking, to OUT-banking.md when Table 2 takes OUT; Table 6 for Movie Dialog)."""
     from data.atomic import one_writer_of
@@ -61,8 +66,16 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
                                  "Markdown file (e.g. results.md)", param_hint="--out")
     refuse_own_input(out, "--out", data)
     refuse_own_input(out.with_suffix(".csv"), "--out", data)
+    if records is not None:
+        refuse_own_input(records, "--records", data)
+        if Path(data).resolve() in Path(records).resolve().parents:
+            raise click.BadParameter(f"{records} is inside the corpus {data}; keep the records elsewhere",
+                                     param_hint="--records")
+        if not streamed:
+            raise click.BadParameter("only the streamed rows (--streamed) are trained from records",
+                                     param_hint="--records")
     found = corpus_papers(data, tasks)
-    flags = {"seeds": seeds, "folds": folds, "streamed": streamed or None, "jobs": jobs}
+    flags = {"seeds": seeds, "folds": folds, "streamed": streamed or None, "records": records, "jobs": jobs}
     for flag, value in flags.items():
         if value is not None and not any(flag in paper.table_flags for paper, _ in found):
             raise click.BadParameter(f"the tables of {' and '.join(p.title for p, _ in found)} have no --{flag}",

@@ -3,12 +3,17 @@ files written once per table, and a SavedModel's ranking kept to each example's 
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import pytest
 import tensorflow as tf
 
+from data.movie.reader import discover_movie_corpus
 from models.movie import methods as movie_methods
 from models.movie import streamed_fit
-from models.movie.examples import MovieExample
+from models.movie.examples import MovieData, MovieExample
 from models.movie.records import MovieCandidates, Parser, movie_candidates
 from models.movie.reproduce import benchmark
 from models.movie.streamed_fit import StreamedRanker, write_split
@@ -42,6 +47,10 @@ def test_the_streamed_rows_get_the_streamed_trainer_and_share_one_records_direct
     text = out.read_text()
     assert text.count("streamed trainer (") == 7 and "Joint MemN2N (2 hops" in text
     assert text.count("the last 2 messages and the query, up to 60 words") == 2
+    calls.clear()  # a directory given (`dialog benchmark --records`) is the one every row uses, kept after
+    benchmark(corpus.root, out, epochs=2, progress=lambda _: None, tasks=(1,), streamed=True,
+              methods=["movie_memn2n"], records=tmp_path / "kept")
+    assert [c[6] for c in calls] == [tmp_path / "kept"]
 
 
 def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monkeypatch) -> None:
@@ -52,7 +61,28 @@ def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monke
     candidates = movie_candidates(data.corpus, data.entities)
     first = write_split(data, (1, 4), "dev", candidates, tmp_path)
     assert write_split(data, (1, 4), "dev", candidates, tmp_path) == first
-    assert written == first and [p.name for p in sorted(tmp_path.iterdir())] == ["dev-task1.gz", "dev-task4.gz"]
+    assert written == first and [p.name for p in sorted(tmp_path.iterdir())] == [
+        "dev-task1.gz", "dev-task1.sources.json", "dev-task4.gz", "dev-task4.sources.json"]
+
+
+def test_a_task_file_is_written_again_when_what_it_was_made_from_changed(movies, tmp_path, monkeypatch) -> None:
+    """A records directory shared by runs (``--records``) never serves the records of another corpus or of a file
+    changed since: the task file, the entities and the candidate files are named in the stamp beside each."""
+    written = []
+    real = streamed_fit.write_tfrecords
+    monkeypatch.setattr(streamed_fit, "write_tfrecords", lambda target, records: written.append(target) or
+                        real(target, records))
+    shutil.copytree(movies[0].root, tmp_path / "corpus")
+    data = MovieData(discover_movie_corpus(tmp_path / "corpus"))
+    candidates, records = movie_candidates(data.corpus, data.entities), tmp_path / "records"
+    (target,) = write_split(data, (1,), "dev", candidates, records)
+    for changed in (Path(data.corpus.tasks[1]["dev"]), Path(data.corpus.entities)):
+        os.utime(changed, ns=(changed.stat().st_atime_ns, changed.stat().st_mtime_ns + 10**9))
+        write_split(data, (1,), "dev", candidates, records)
+    write_split(data, (1,), "dev", candidates, records)  # nothing changed since
+    (records / "dev-task1.sources.json").unlink()  # records an earlier version wrote, without a stamp
+    write_split(data, (1,), "dev", candidates, records)
+    assert written == [target] * 4
 
 
 def test_a_ranking_keeps_each_example_among_its_own_candidates() -> None:
