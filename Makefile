@@ -30,11 +30,12 @@ run: setup
 	$(VENV)/bin/dialog stats $(DATA)
 	$(VENV)/bin/dialog pipeline $(if $(filter quick,$(PROFILE)),--quick,) --data $(DATA)
 
-# Two workers (one a core here), a test file each: the suite is mostly single-threaded tracing and Beam.
+# Two workers (one a core here), a test file each: the suite is mostly single-threaded tracing and Beam. Files go
+# out in tests/conftest.py's order (longest first), not xdist's (most tests first).
 TEST_WORKERS ?= 2
 test: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The three papers' tables in docs/tables/, regenerated from seed-0 corpora (banking: seeds 0-4, its generator
 # rerun each time as it takes seconds); about an hour on 2 cores (docs/results.md says where it goes).

@@ -11,21 +11,28 @@ os.environ.setdefault("TF_NUM_INTEROP_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # The files that take longest (the suite's --durations, summed by file), longest first. The two xdist workers take
-# whole files (--dist loadfile) in the order collected; started last, a long file keeps one worker busy while the
-# other has nothing left, so these are collected first.
+# whole files (--dist loadfile), the next one as a worker runs out, in the order collected (the Makefile turns off
+# xdist's own reordering, by number of tests, which put files of one or two long tests last); started last, a long
+# file keeps one worker busy while the other has nothing left, so these are collected first.
 LONG_FIRST = (
-    "tests/pipeline/test_movie_pipeline.py",
     "tests/pipeline/test_pipeline.py",
+    "tests/pipeline/test_movie_pipeline.py",
     "tests/models/babi/template/test_ranker.py",
     "tests/models/banking/test_reproduce.py",
     "tests/models/serving/test_serving.py",
-    "tests/test_train_per_paper.py",
     "tests/models/movie/test_reproduce.py",
+    "tests/test_train_per_paper.py",
+    "tests/models/babi/template/test_hcn.py",
     "tests/models/babi/test_reproduce.py",
     "tests/models/test_multi_worker.py",
     "tests/test_cli.py",
-    "tests/models/babi/template/test_hcn.py",
     "tests/test_fourth_paper.py",
+    "tests/models/test_distributed.py",
+    "tests/components/test_atomic_pusher.py",
+    "tests/models/banking/test_state_ranker.py",
+    "tests/models/test_memn2n.py",
+    "tests/models/test_training.py",
+    "tests/test_packaging.py",
 )
 
 

@@ -88,8 +88,8 @@ def reference_rank(ranker: TemplateRanker, examples: list[TurnExample]) -> list[
         states, values, _ = (t.numpy() for t in DialogStateTracker(ranker.state).state(
             tf.constant(memory, tf.string), tf.constant(speaker, tf.string), tf.constant(query, tf.string)))
     columns = [FILL_FEATURES.index(f) for f in ranker.features]
-    rows = []
-    for i, (example, row) in enumerate(zip(examples, logits, strict=True)):
+    chosen = []  # each example's (group, first): its chosen template's candidates, the one put first
+    for i, row in enumerate(logits):
         best, first = int(row.argmax()), None
         if states is not None and ranker.call_bias is not None:
             log_p = row - row.max() - np.log(np.exp(row - row.max()).sum())
@@ -104,12 +104,19 @@ def reference_rank(ranker: TemplateRanker, examples: list[TurnExample]) -> list[
                     int(np.where(is_call, row, -np.inf).argmax())
             else:
                 best = int(np.where(is_call, -np.inf, row).argmax())
-        group = ranker.templates[templates[best]]
+        chosen.append((ranker.templates[templates[best]], first))
+    # The filler scores each candidate of a group on its own features alone (padding masked), so the groups go
+    # through it padded into one batch rather than a call each.
+    widest = max(len(group) for group, _ in chosen)
+    x = np.zeros((len(examples), widest, len(columns)), np.float32)
+    mask = np.zeros((len(examples), widest), np.float32)
+    for i, (example, (group, _)) in enumerate(zip(examples, chosen, strict=True)):
         context = DialogContext.of(ranker.lexicon, example)
-        x = np.stack([candidate_features(ranker.lexicon, context, c)[columns] for c in group])[np.newaxis]
-        scores = np.asarray(ranker.filler.predict_on_batch({"features": x, "mask": np.ones(x.shape[:2])}))[0]
-        rows.append({c: np.inf if c == first else score for c, score in zip(group, scores.tolist(), strict=True)})
-    return rows
+        x[i, :len(group)] = [candidate_features(ranker.lexicon, context, c)[columns] for c in group]
+        mask[i, :len(group)] = 1.0
+    scores = np.asarray(ranker.filler.predict({"features": x, "mask": mask}, batch_size=256, verbose=0))
+    return [{c: np.inf if c == first else score for c, score in zip(group, row.tolist(), strict=False)}
+            for (group, first), row in zip(chosen, scores, strict=True)]
 
 
 def test_the_saved_model_answers_as_the_python_definition_on_every_task(task6, tmp_path: Path) -> None:
