@@ -34,22 +34,27 @@ from tests import FIXTURES
 FIXTURE = FIXTURES / "task6-rules"
 
 
-def test_learns_to_offer_restaurants_in_rating_order(tmp_path: Path) -> None:
-    generate(GenerationPlan(seed=5, dialogs_per_split=40, tasks=(3,)), tmp_path / "data", runner="local")
-    task = TaskData.load(discover(tmp_path / "data")[3])
-    trn, dev = task.split("trn"), task.split("dev")
+@pytest.fixture(scope="module")
+def task3(tmp_path_factory: pytest.TempPathFactory) -> tuple[TaskData, TemplateRanker, dict]:
+    """A template ranker trained on generated task 3, with every filling feature (trained once for the file)."""
+    root = tmp_path_factory.mktemp("task3")
+    generate(GenerationPlan(seed=5, dialogs_per_split=40, tasks=(3,)), root / "data", runner="local")
+    task = TaskData.load(discover(root / "data")[3])
     config = TemplateConfig(hops=2, embedding_dim=32, learning_rate=0.01, epochs=8)
-    ranker, summary = TemplateRanker.fit(task, config, tmp_path / "model", fill_epochs=20)
+    ranker, summary = TemplateRanker.fit(task, config, root / "model", fill_epochs=20)
+    return task, ranker, summary
+
+
+def test_learns_to_offer_restaurants_in_rating_order(task3) -> None:
+    task, ranker, summary = task3
+    trn, dev = task.split("trn"), task.split("dev")
     assert summary["templates"] < len(set(e.answer for e in trn))
     accuracy = accuracy_report(dev, best_answers(ranker, dev))["per_response_accuracy"]
     assert accuracy >= 95.0, summary
 
 
-def test_an_ablated_filler_reads_only_the_features_left(tmp_path: Path) -> None:
-    generate(GenerationPlan(seed=5, dialogs_per_split=10, tasks=(3,)), tmp_path / "data", runner="local")
-    task = TaskData.load(discover(tmp_path / "data")[3])
-    config = TemplateConfig(hops=1, embedding_dim=8, epochs=1)
-    ranker, summary = TemplateRanker.fit(task, config, tmp_path / "model", fill_epochs=1)
+def test_an_ablated_filler_reads_only_the_features_left(task3) -> None:
+    task, ranker, summary = task3
     assert ranker.features == FILL_FEATURES and summary["filler"]["features"] == list(FILL_FEATURES)
     ablated, fill = ranker.with_filler(task.split("trn"), [f for f in FILL_FEATURES if f not in POLICY_FEATURES],
                                        epochs=1)
