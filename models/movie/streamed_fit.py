@@ -87,14 +87,19 @@ def write_split(data: MovieData, tasks: Sequence[int], split: str, candidates: M
                 out: Path) -> list[str]:
     """Each task's ``split`` file as gzipped tf.Examples in ``out``, one file per task, and beside it what it was
     made from (``.sources.json``). A file is kept when there already and made from the same files, unchanged since
-    (a directory shared by runs, ``--records``); else written again, renamed into place once whole. The files."""
+    (a directory shared by runs, ``--records``); else written again, renamed into place once whole. A file of that
+    name with no stamp beside it was not written here: :class:`FileExistsError`, and it is left as it is. The
+    files."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for task in tasks:
         path = data.corpus.tasks[task][split]
         target, stamp = out / f"{split}-task{task}.gz", out / f"{split}-task{task}.sources.json"
+        if target.exists() and not stamp.exists():
+            raise FileExistsError(f"{target} was not written by the streamed trainer (no {stamp.name} beside it); "
+                                  "it is left as it is: move it, or keep the records in another directory")
         sources = _sources(data.corpus, path)
-        if not (target.exists() and stamp.exists() and stamp.read_text() == sources):
+        if not (target.exists() and stamp.read_text() == sources):
             with _lines(data.corpus, path) as lines:
                 write_tfrecords(str(target), task_file_records(lines, path, task, split, data.entities, candidates))
             write_text_atomic(stamp, sources)

@@ -96,6 +96,6 @@ def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epoch
                 written += paper.tables(TableRequest(
                     data, out, held, own, epochs, progress=progress, several=len(found) > 1,
                     **{flag: value for flag, value in flags.items() if flag in paper.table_flags}))
-    except (FileNotFoundError, WorkerDied) as error:
+    except (FileNotFoundError, FileExistsError, WorkerDied) as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"wrote {', '.join(map(str, written)) or 'nothing'} in {time.perf_counter() - started:.0f} s", err=True)

@@ -80,9 +80,12 @@ def test_a_task_file_is_written_again_when_what_it_was_made_from_changed(movies,
         os.utime(changed, ns=(changed.stat().st_atime_ns, changed.stat().st_mtime_ns + 10**9))
         write_split(data, (1,), "dev", candidates, records)
     write_split(data, (1,), "dev", candidates, records)  # nothing changed since
-    (records / "dev-task1.sources.json").unlink()  # records an earlier version wrote, without a stamp
-    write_split(data, (1,), "dev", candidates, records)
-    assert written == [target] * 4
+    assert written == [target] * 3
+    (records / "dev-task1.sources.json").unlink()  # a file of that name this trainer did not write
+    before = Path(target).read_bytes()
+    with pytest.raises(FileExistsError, match="dev-task1.gz was not written by the streamed trainer"):
+        write_split(data, (1,), "dev", candidates, records)
+    assert Path(target).read_bytes() == before and written == [target] * 3
 
 
 def test_a_ranking_keeps_each_example_among_its_own_candidates() -> None:
