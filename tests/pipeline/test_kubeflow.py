@@ -130,7 +130,7 @@ def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path
     assert {"MovieExampleGen", "DialogDataGate", "MemN2NTrainer", "MemN2NEvaluator", "MemN2NPusher"} <= set(tasks)
     assert not any(name.startswith("Embeddings") or name.startswith("Template") for name in tasks)
     config = trainer_config(spec, "MemN2NTrainer")
-    assert config["epochs"] == 4 and config["task_sampling"] == 0.5  # the quick movie profile's StreamedConfig
+    assert config["epochs"] == 4 and config["task_sampling"] == 0.0  # the quick movie profile's StreamedConfig
     pools = config[TRAINING_ARGS_KEY]["job_spec"]["worker_pool_specs"]
     assert [pool["replica_count"] for pool in pools] == [1, 1]
     executor = spec["deploymentSpec"]["executors"]["MemN2NTrainer_executor"]["container"]
