@@ -53,11 +53,17 @@ def test_the_streamed_rows_get_the_streamed_trainer_and_share_one_records_direct
     assert [c[6] for c in calls] == [tmp_path / "kept"]
 
 
-def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monkeypatch) -> None:
-    written = []
+@pytest.fixture
+def written(monkeypatch) -> list[str]:
+    """The task files write_split writes (each still written), in order."""
+    targets: list[str] = []
     real = streamed_fit.write_tfrecords
-    monkeypatch.setattr(streamed_fit, "write_tfrecords", lambda target, records: written.append(target) or
+    monkeypatch.setattr(streamed_fit, "write_tfrecords", lambda target, records: targets.append(target) or
                         real(target, records))
+    return targets
+
+
+def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, written) -> None:
     candidates = movie_candidates(data.corpus, data.entities)
     first = write_split(data, (1, 4), "dev", candidates, tmp_path)
     assert write_split(data, (1, 4), "dev", candidates, tmp_path) == first
@@ -65,13 +71,9 @@ def test_a_task_file_is_written_once_per_records_directory(data, tmp_path, monke
         "dev-task1.gz", "dev-task1.sources.json", "dev-task4.gz", "dev-task4.sources.json"]
 
 
-def test_a_task_file_is_written_again_when_what_it_was_made_from_changed(movies, tmp_path, monkeypatch) -> None:
+def test_a_task_file_is_written_again_when_what_it_was_made_from_changed(movies, tmp_path, written) -> None:
     """A records directory shared by runs (``--records``) never serves the records of another corpus or of a file
     changed since: the task file, the entities and the candidate files are named in the stamp beside each."""
-    written = []
-    real = streamed_fit.write_tfrecords
-    monkeypatch.setattr(streamed_fit, "write_tfrecords", lambda target, records: written.append(target) or
-                        real(target, records))
     shutil.copytree(movies[0].root, tmp_path / "corpus")
     data = MovieData(discover_movie_corpus(tmp_path / "corpus"))
     candidates, records = movie_candidates(data.corpus, data.entities), tmp_path / "records"
