@@ -30,15 +30,15 @@ test file (docs/banking.md).
 Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
 ``history`` (the words, not the entities, of the user's earlier turns: the intent is said once, at the start),
 ``last_line`` (what the last line was: the user's turn, a result of some kind, a bot line), ``state_counts`` (how
-many slot types have each kind of latest result, and how many values are pending: the dialog's progress without
-naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user turn, its latest result),
-the act and template terms' inputs, ``act_term`` (the act term, its within-act normalisation with it) and
-``beside_call`` (a pending value said in the user turn that gave a value of the last API call: the caller gave it
-with the value just checked, and a bot checks it next, where a value said before another turn's check waits to be
-asked for again; a value's fact and its slot type's). Training leaves each word of the user's turns out at a rate
-(``word_dropout``), so that no flow rests on one wording. The featurisation runs in TensorFlow ops inside the
-exported SavedModel, so training, the tables and TF Serving score the same way; training computes each example's
-facts once, not once per step.
+many slot types have each kind of latest result, how many values are pending and how many beside the last call: the
+dialog's progress without naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user
+turn, its latest result), the act and template terms' inputs, ``act_term`` (the act term, its within-act
+normalisation with it) and ``beside_call`` (a pending value said in the user turn that gave a value of the last API
+call: the caller gave it with the value just checked, and a bot checks it next, where a value said before another
+turn's check waits to be asked for again; a value's fact and its slot type's). Training leaves each word of the
+user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in
+TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way; training
+computes each example's facts once, not once per step.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_co
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 3  # any value pending, any in the query, any beside the last call
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
+EVAL_BATCH = 32  # every candidate's features per example: small batches stay in cache (state_ranker_speed.py)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,11 @@ class StateFeatures(tf.Module):
             if lexicon.template(c) in lexicon.request_types else []) for c, vs in zip(candidates, cand_values,
                                                                                        strict=True)]
         self.cand_values, self.value_mask = self._padded(cand_values, len(values))
-        self.cand_types, self.type_mask = self._padded(cand_types, len(slot_types))
+        # The slot types' facts are the same for every candidate with the same types (most of them): computed once
+        # per distinct set, then gathered for each candidate.
+        type_sets = sorted({tuple(ts) for ts in cand_types})
+        self.type_set_of = tf.constant([type_sets.index(tuple(ts)) for ts in cand_types], tf.int32)
+        self.set_types, self.set_mask = self._padded([list(ts) for ts in type_sets], len(slot_types))
         self.category = tf.constant([[bool(vs), not vs and bool(ts), not vs and not ts]
                                      for vs, ts in zip(cand_values, cand_types, strict=True)], tf.float32)
         self.acts = sorted({act_of(template, lexicon) for template in self.templates})
@@ -269,8 +274,9 @@ class StateFeatures(tf.Module):
         kinds_of_types = tf.reduce_sum(tf.one_hot(tf.where(type_code >= 0, type_kind, 0), self.kind_count,
                                                   dtype=tf.int32), axis=1)  # [B, K]
         pending_values = tf.reduce_sum(tf.cast(pending, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
-        counts = _counts(tf.concat([kinds_of_types, pending_values], axis=1))
-        state_counts = tf.reshape(counts, [batch, (self.kind_count + 1) * COUNT_BUCKETS])
+        beside_values = tf.reduce_sum(tf.cast(beside_call, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
+        counts = _counts(tf.concat([kinds_of_types, pending_values, beside_values], axis=1))
+        state_counts = tf.reshape(counts, [batch, (self.kind_count + 2) * COUNT_BUCKETS])
         if "last_line" in self.removed:
             last_line = tf.zeros_like(last_line)
         if "state_counts" in self.removed:
@@ -299,8 +305,8 @@ class StateFeatures(tf.Module):
         some = tf.reduce_max(flags * weights[..., tf.newaxis], axis=2)
         candidate_values = tf.concat([every, some, _masked_mean(of_values[..., VALUE_FLAGS:], mask)], axis=-1)
         padded_types = tf.pad(type_features, [[0, 0], [0, 1], [0, 0]])
-        of_types = tf.gather(padded_types, self.cand_types, axis=1)  # [B, C, P2, TYPE_FLAGS + K]
-        candidate_types = _masked_mean(of_types, self.type_mask)
+        of_types = tf.gather(padded_types, self.set_types, axis=1)  # [B, sets, P2, TYPE_FLAGS + K]
+        candidate_types = tf.gather(_masked_mean(of_types, self.set_mask), self.type_set_of, axis=1)
         if "value_state" in self.removed:
             candidate_values = tf.zeros_like(candidate_values)
         if "slot_state" in self.removed:
@@ -461,7 +467,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     trn_facts, dev_facts = cached_facts(features, trn), cached_facts(features, dev)
     challenges = task.examples.get(DEV_CHALLENGES, [])
     challenge_answers = np.array([index[e.answer] for e in challenges])
-    challenge_batches = list(_fact_batches(cached_facts(features, challenges), challenge_answers, 256, None))
+    challenge_batches = list(_fact_batches(cached_facts(features, challenges), challenge_answers, EVAL_BATCH, None))
     optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=40.0)
     # One signature for training and scoring: word ids are as wide as a split's widest row, others fixed.
     signature = [{key: tf.TensorSpec([None, None] if key.endswith("_words") else [None, *value.shape[1:]],
@@ -484,7 +490,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
         return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))
 
     rng = np.random.default_rng(config.seed)
-    dev_batches = list(_fact_batches(dev_facts, dev_answers, 256, None))
+    dev_batches = list(_fact_batches(dev_facts, dev_answers, EVAL_BATCH, None))
     best, best_epoch, best_weights, history = -1.0, 0, None, []
     for epoch in range(1, config.epochs + 1):
         losses = [float(step(*batch)) for batch in _fact_batches(trn_facts, trn_answers, config.batch_size, rng)]

@@ -86,6 +86,9 @@ def test_a_value_said_with_the_checked_one_is_beside_the_call_and_one_said_befor
     amount = features.value_type.numpy()[sorted(SlotLexicon.learn(_examples()).types).index("100")]
     state = out["dialog_state"].reshape(features.type_count, -1)
     assert state[amount, :TYPE_FLAGS].tolist() == [1, 0, 1]  # pending, not in the query, beside the call
+    counts = out["state_counts"].reshape(-1, COUNT_BUCKETS)
+    assert counts[-1].argmax() == 1  # one value beside the call, whichever slot: the act term's pooled fact
+    assert ablated["state_counts"].reshape(-1, COUNT_BUCKETS)[-1].argmax() == 0
     _, later = _features(["i want to send 100", "which account would you like to use ?", "my savings account",
                           "api_call check_account savings", "savings R_status valid"],
                          ["user", "bot", "user", "bot", "user"], "<SILENCE>")
@@ -118,11 +121,12 @@ def test_the_template_term_orders_templates_within_their_act_only() -> None:
 def test_the_state_counts_say_how_far_the_dialog_is_without_naming_a_slot() -> None:
     _, out = _features(*CHECKED, "yes , to megan and 100")
     kinds = SlotLexicon.learn(_examples()).kinds
-    counts = out["state_counts"].reshape(len(kinds) + 1, COUNT_BUCKETS)
+    counts = out["state_counts"].reshape(len(kinds) + 2, COUNT_BUCKETS)
     assert counts[kinds.index("R_status valid")].argmax() == 1  # the account
     assert counts[kinds.index("R_status invalid")].argmax() == 1  # the partner
     assert counts[0].argmax() == min(len(SlotLexicon.learn(_examples()).slot_types) - 2, COUNT_BUCKETS - 1)
-    assert counts[-1].argmax() == 2  # megan and 100 said, not checked
+    assert counts[-2].argmax() == 2  # megan and 100 said, not checked
+    assert counts[-1].argmax() == 0  # neither said with anna, the value checked last
 
 
 def test_cached_facts_give_the_inputs_of_the_raw_dialogs() -> None:

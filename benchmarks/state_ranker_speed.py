@@ -1,0 +1,77 @@
+"""Where the state ranker's time goes, per example: its facts (parsed once per example in training), every
+candidate's features from them (in every step and every scoring), and the whole scorer, at a few batch sizes, on
+``dev-OOP`` of a banking corpus. One JSON line per batch size; the weights are the initial ones (the cost does not
+depend on them). No test file is read.
+
+    .venv/bin/python benchmarks/state_ranker_speed.py --data corpora/banking [--examples 2048] [--batch 32 --batch 64]
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+import tensorflow as tf
+
+from data.banking.labels import DEV_CHALLENGES
+from data.layout import BANKING_TASK, discover
+from models.banking.slots import SlotLexicon
+from models.banking.state_ranker import (
+    StateConfig,
+    StateFeatures,
+    StateScorer,
+    cached_facts,
+    scorer_inputs,
+)
+from models.examples import TaskData
+
+
+def _per_example(function: tf.types.experimental.PolymorphicFunction, batches: list[dict[str, tf.Tensor]],
+                 examples: int) -> float:
+    """Milliseconds per example over every batch, after one call that traces."""
+    function(batches[0])
+    started = time.perf_counter()
+    for batch in batches:
+        function(batch)
+    return round(1000.0 * (time.perf_counter() - started) / examples, 3)
+
+
+@click.command()
+@click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True)
+@click.option("--examples", type=int, default=2048, show_default=True)
+@click.option("--batch", "batches", type=int, multiple=True, default=(32, 64, 256), show_default=True)
+def main(data: Path, examples: int, batches: tuple[int, ...]) -> None:
+    task = TaskData.load(discover(data)[BANKING_TASK], splits=["trn", DEV_CHALLENGES])
+    trn, candidates = task.split("trn"), list(task.candidates)
+    lexicon = SlotLexicon.learn(trn)
+    words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
+    config = StateConfig()
+    features = StateFeatures(lexicon, candidates, words)
+    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
+                         len(features.acts), features.act_of.numpy().tolist(), features.template_acts)
+    chosen = task.split(DEV_CHALLENGES)[:examples]
+    started = time.perf_counter()
+    facts = cached_facts(features, chosen)
+    facts_ms = round(1000.0 * (time.perf_counter() - started) / len(chosen), 3)
+
+    @tf.function(autograph=False)
+    def candidate_features(batch: dict[str, tf.Tensor]) -> tf.Tensor:
+        return tf.reduce_sum(scorer_inputs(features, batch)["candidate"])
+
+    @tf.function(autograph=False)
+    def score(batch: dict[str, tf.Tensor]) -> tf.Tensor:
+        return tf.reduce_sum(scorer(scorer_inputs(features, batch)))
+
+    for size in batches:
+        parts = [{key: tf.constant(value[start:start + size]) for key, value in facts.items()}
+                 for start in range(0, len(chosen), size)]
+        print(json.dumps({"batch": size, "examples": len(chosen), "candidates": len(candidates),
+                          "facts_ms_per_example": facts_ms,
+                          "candidate_features_ms_per_example": _per_example(candidate_features, parts, len(chosen)),
+                          "scorer_ms_per_example": _per_example(score, parts, len(chosen))}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
