@@ -17,14 +17,7 @@ import tensorflow as tf
 
 from data.banking.labels import DEV_CHALLENGES
 from data.layout import BANKING_TASK, discover
-from models.banking.slots import SlotLexicon
-from models.banking.state_ranker import (
-    StateConfig,
-    StateFeatures,
-    StateScorer,
-    cached_facts,
-    scorer_inputs,
-)
+from models.banking.state_ranker import StateConfig, build_state_ranker, cached_facts, scorer_inputs
 from models.examples import TaskData
 
 
@@ -44,13 +37,8 @@ def _per_example(function: tf.types.experimental.PolymorphicFunction, batches: l
 @click.option("--batch", "batches", type=int, multiple=True, default=(32, 64, 256), show_default=True)
 def main(data: Path, examples: int, batches: tuple[int, ...]) -> None:
     task = TaskData.load(discover(data)[BANKING_TASK], splits=["trn", DEV_CHALLENGES])
-    trn, candidates = task.split("trn"), list(task.candidates)
-    lexicon = SlotLexicon.learn(trn)
-    words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
-    config = StateConfig()
-    features = StateFeatures(lexicon, candidates, words)
-    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
-                         len(features.acts), features.act_of.numpy().tolist(), features.template_acts)
+    candidates = list(task.candidates)
+    _, _, features, scorer = build_state_ranker(task.split("trn"), candidates, StateConfig())
     chosen = task.split(DEV_CHALLENGES)[:examples]
     started = time.perf_counter()
     facts = cached_facts(features, chosen)

@@ -183,8 +183,8 @@ class StateFeatures(tf.Module):
         self.cand_values, self.value_mask = self._padded(cand_values, len(values))
         # The slot types' facts are the same for every candidate with the same types (most of them): computed once
         # per distinct set, then gathered for each candidate.
-        type_sets = sorted({tuple(ts) for ts in cand_types})
-        self.type_set_of = tf.constant([type_sets.index(tuple(ts)) for ts in cand_types], tf.int32)
+        type_sets = {types: i for i, types in enumerate(sorted({tuple(ts) for ts in cand_types}))}
+        self.type_set_of = tf.constant([type_sets[tuple(ts)] for ts in cand_types], tf.int32)
         self.set_types, self.set_mask = self._padded([list(ts) for ts in type_sets], len(slot_types))
         self.category = tf.constant([[bool(vs), not vs and bool(ts), not vs and not ts]
                                      for vs, ts in zip(cand_values, cand_types, strict=True)], tf.float32)
@@ -445,6 +445,18 @@ def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, 
         yield {key: tf.constant(value[chosen]) for key, value in facts.items()}, tf.constant(answers[chosen], tf.int32)
 
 
+def build_state_ranker(trn: Sequence[TurnExample], candidates: Sequence[str], config: StateConfig
+                       ) -> tuple[SlotLexicon, list[str], StateFeatures, StateScorer]:
+    """The lexicon and the words learned from ``trn``, the featuriser and the (untrained) scorer over them: what
+    training fits and what a benchmark of the scorer's cost builds."""
+    lexicon = SlotLexicon.learn(trn)
+    words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
+    features = StateFeatures(lexicon, candidates, words, config.removed)
+    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
+                         len(features.acts), features.act_of.numpy().tolist(), features.template_acts)
+    return lexicon, words, features, scorer
+
+
 def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top_k: int = 10,
                        progress: bool = False) -> dict:
     """Learn the lexicon and the scorer on ``trn``, export the SavedModel to ``out``; the training summary. The best
@@ -456,11 +468,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     keras.utils.set_random_seed(config.seed)
     trn, dev = task.split("trn"), task.split("dev")
     candidates = list(task.candidates)
-    lexicon = SlotLexicon.learn(trn)
-    words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
-    features = StateFeatures(lexicon, candidates, words, config.removed)
-    scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
-                         len(features.acts), features.act_of.numpy().tolist(), features.template_acts)
+    lexicon, words, features, scorer = build_state_ranker(trn, candidates, config)
     index = {c: i for i, c in enumerate(candidates)}
     trn_answers = np.array([index[e.answer] for e in trn])
     dev_answers = np.array([index[e.answer] for e in dev])
