@@ -44,8 +44,8 @@ def infer_speakers(memory: tf.Tensor) -> tf.Tensor:
 def hold_models(module: tf.Module, **models: keras.Model) -> None:
     """Give a serving module the Keras models it calls, by name, untracked: saving would walk each model and
     serialise every function it traced in training (its train and predict steps, the optimizer's slots).
-    :func:`export` tracks their tf.Variables instead, once the signatures are traced (a model not yet called
-    builds its weights then)."""
+    :func:`export` tracks their tf.Variables instead (a model never called is built by tracing a signature
+    first)."""
     held = [*getattr(module, "_held_models", ()), *models.values()]
     module._held_models = module._no_dependency(held)
     for name, model in models.items():
@@ -145,9 +145,12 @@ def export(module: DialogServingModule, directory: str | Path) -> None:
     prepare_output(directory)
 
     def write(staging: str) -> None:
-        signatures = {"serving_default": module.serve.get_concrete_function(),
-                      "serving_speakers": module.serve_speakers.get_concrete_function(),
-                      "serving_examples": module.serve_examples.get_concrete_function()}
+        # The tf.functions, not concrete functions traced here: saving traces the module's functions again in its
+        # own context, so a signature traced beforehand was traced twice.
+        signatures = {"serving_default": module.serve, "serving_speakers": module.serve_speakers,
+                      "serving_examples": module.serve_examples}
+        if not all(model.built for model in getattr(module, "_held_models", ())):
+            module.serve_speakers.get_concrete_function()  # a model never called builds its weights when traced
         _track_held_weights(module)
         tf.saved_model.save(module, staging, signatures=signatures)
         write_text_atomic(f"{staging}/assets/{SPEC_ASSET}", module._spec_json, GFILE)
