@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import tensorflow_data_validation as tfdv
 import tensorflow_model_analysis as tfma
+from tfx.components import Evaluator, ExampleValidator, SchemaGen, StatisticsGen
+from tfx.components.schema_gen.import_schema_gen.component import ImportSchemaGen
 from tfx.dsl.components.common.resolver import Resolver
 from tfx.dsl.input_resolution.strategies.latest_blessed_model_strategy import LatestBlessedModelStrategy
 from tfx.orchestration import pipeline as tfx_pipeline
 from tfx.types import Channel, standard_artifacts
-from tfx.v1.components import Evaluator, ExampleValidator, ImportSchemaGen, SchemaGen, StatisticsGen
 
 from components.atomic_pusher import AtomicPusher
 from components.data_gate import DialogDataGate

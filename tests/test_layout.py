@@ -89,3 +89,12 @@ def test_no_file_outside_the_repository_is_named() -> None:
                                                                                          "../shared"))]
     named += [name for name in ("README.md", "Makefile") if "../shared" in (ROOT / name).read_text()]
     assert named == [p for p in named if p == "tests/test_layout.py"]
+
+
+def test_only_the_vertex_modules_import_the_vertex_ai_client() -> None:
+    """``tfx.v1``'s package imports TFX's Google Cloud extension and with it the Vertex AI client, seconds of every
+    process that builds or runs the pipeline: a local run reaches TFX's modules directly."""
+    vertex = {"components.vertex_training", "pipeline.kubeflow_v2_runner"}
+    client = ("tfx.v1", "tfx.extensions.google_cloud_ai_platform", "google.cloud.aiplatform")
+    assert [f"{m} -> {n}" for m, names in MODULES.items() if m not in vertex for n in sorted(names)
+            if n.startswith(client)] == []
