@@ -461,11 +461,12 @@ def fit_and_export(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[
         if path is not None:
             prepare_output(path)
     model, summary, best = _fit(spec, trn, dev, config, verbose, log_dir, strategy, oov_dev)
+    module = DialogServingModule(spec, model, top_k=top_k)
     if out is not None:
-        export(DialogServingModule(spec, model, top_k=top_k), out)
+        export(module, out)
     if oov_out is not None:
         model.set_weights(best.weights_of("oov_dev"))
-        export(DialogServingModule(spec, model, top_k=top_k), oov_out)
+        export(module, oov_out)  # the same module: its signatures read the weights just set, traced once for both
     return summary
 
 

@@ -186,6 +186,26 @@ def test_explain_puts_attention_back_in_time_order(task1, spec: FeatureSpec, tmp
         np.testing.assert_allclose(turn.attention[:, len(e.memory) - kept:], row[:, :kept][:, ::-1], atol=1e-6)
 
 
+def test_a_module_exported_again_carries_the_weights_set_since(task1, spec: FeatureSpec, tmp_path: Path) -> None:
+    """fit_and_export writes the OOV dev set's epoch by setting its weights into the module it exported the dev
+    set's epoch from (its signatures traced once): each SavedModel scores as the weights held when it was written."""
+    model = build_model(spec, MemN2NConfig(hops=1, embedding_dim=8))
+    module = DialogServingModule(spec, model)
+    memory, speaker, query = (tf.constant(part) for part in pad_batch(split_examples(task1, "dev")[:8]))
+    expected = []
+    for name in ("first", "second"):
+        if name == "second":
+            rng = np.random.default_rng(0)
+            model.set_weights([w + rng.normal(0.0, 0.5, w.shape).astype(w.dtype) for w in model.get_weights()])
+        expected.append(module.serve_speakers(memory, speaker, query)["scores"].numpy())
+        export(module, tmp_path / name)
+    assert not np.allclose(*expected)
+    for name, scores in zip(("first", "second"), expected, strict=True):
+        served = tf.saved_model.load(str(tmp_path / name)).signatures["serving_speakers"]
+        np.testing.assert_allclose(served(memory=memory, memory_speaker=speaker, query=query)["scores"].numpy(),
+                                   scores, rtol=1e-5, atol=1e-5)
+
+
 class _Scripted:
     """A model whose dev answers per epoch are scripted: ``right[epoch]`` of the three dev turns are right."""
 
