@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -406,14 +406,20 @@ FACT_DTYPES = {"query_words": np.int32, "history_words": np.int32, "last_line": 
                "state_counts": np.uint8, "value_features": np.uint8, "type_features": np.uint8}
 
 
-def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size: int = 256
-                 ) -> dict[str, np.ndarray]:
-    """Every example's facts, computed once (the raw dialogs parsed in batches of ``size``), as arrays of one row
-    per example: the word ids packed to the front of their row (the bags ignore order and padding), the flags as
-    bytes (they are 0 or 1). The steps then gather the candidates' features from these, and parse nothing."""
-    compute = tf.function(features.facts, autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string),
-                                                           tf.TensorSpec([None, None], tf.string),
-                                                           tf.TensorSpec([None], tf.string)])
+def traced_facts(features: StateFeatures) -> Callable[..., dict[str, tf.Tensor]]:
+    """:meth:`StateFeatures.facts` as one graph for any batch: traced once, for every split a fit reads."""
+    return tf.function(features.facts, autograph=False, input_signature=[tf.TensorSpec([None, None], tf.string),
+                                                                       tf.TensorSpec([None, None], tf.string),
+                                                                       tf.TensorSpec([None], tf.string)])
+
+
+def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size: int = 256,
+                 compute: Callable[..., dict[str, tf.Tensor]] | None = None) -> dict[str, np.ndarray]:
+    """Every example's facts, computed once (the raw dialogs parsed in batches of ``size``, by ``compute``, a
+    :func:`traced_facts` of ``features``, made here when not given), as arrays of one row per example: the word ids
+    packed to the front of their row (the bags ignore order and padding), the flags as bytes (they are 0 or 1). The
+    steps then gather the candidates' features from these, and parse nothing."""
+    compute = compute or traced_facts(features)
     parts: dict[str, list[np.ndarray]] = {key: [] for key in FACT_DTYPES}
     for start in range(0, len(examples), size):
         memory, speaker, query = pad_batch(examples[start:start + size])
@@ -472,10 +478,12 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     index = {c: i for i, c in enumerate(candidates)}
     trn_answers = np.array([index[e.answer] for e in trn])
     dev_answers = np.array([index[e.answer] for e in dev])
-    trn_facts, dev_facts = cached_facts(features, trn), cached_facts(features, dev)
+    compute = traced_facts(features)
+    trn_facts, dev_facts = cached_facts(features, trn, compute=compute), cached_facts(features, dev, compute=compute)
     challenges = task.examples.get(DEV_CHALLENGES, [])
     challenge_answers = np.array([index[e.answer] for e in challenges])
-    challenge_batches = list(_fact_batches(cached_facts(features, challenges), challenge_answers, EVAL_BATCH, None))
+    challenge_batches = list(_fact_batches(cached_facts(features, challenges, compute=compute), challenge_answers,
+                                           EVAL_BATCH, None))
     optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=40.0)
     # One signature for training and scoring: word ids are as wide as a split's widest row, others fixed.
     signature = [{key: tf.TensorSpec([None, None] if key.endswith("_words") else [None, *value.shape[1:]],
