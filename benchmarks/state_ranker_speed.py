@@ -1,7 +1,7 @@
-"""Where the state ranker's time goes, per example: its facts (parsed once per example in training), every
-candidate's features from them (in every step and every scoring), and the whole scorer, at a few batch sizes, on
-``dev-OOP`` of a banking corpus. One JSON line per batch size; the weights are the initial ones (the cost does not
-depend on them). No test file is read.
+"""Where the state ranker's time goes, per example: its facts (parsed once per example in training), the scorer's
+inputs from them, the candidates' features included (in every step and every scoring), the whole scorer, and a
+training step (forward, gradients, Adam), at a few batch sizes, on ``dev-OOP`` of a banking corpus. One JSON line
+per batch size; the weights are the initial ones (the cost does not depend on them). No test file is read.
 
     .venv/bin/python benchmarks/state_ranker_speed.py --data corpora/banking [--examples 2048] [--batch 32 --batch 64]
 """
@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import click
+import keras
 import tensorflow as tf
 
 from data.banking.labels import DEV_CHALLENGES
@@ -45,20 +46,35 @@ def main(data: Path, examples: int, batches: tuple[int, ...]) -> None:
     facts_ms = round(1000.0 * (time.perf_counter() - started) / len(chosen), 3)
 
     @tf.function(autograph=False)
-    def candidate_features(batch: dict[str, tf.Tensor]) -> tf.Tensor:
-        return tf.reduce_sum(scorer_inputs(features, batch)["candidate"])
+    def inputs(batch: dict[str, tf.Tensor]) -> tf.Tensor:
+        return tf.add_n([tf.reduce_sum(tf.cast(value, tf.float32))
+                         for value in scorer_inputs(features, batch).values()])
 
     @tf.function(autograph=False)
     def score(batch: dict[str, tf.Tensor]) -> tf.Tensor:
         return tf.reduce_sum(scorer(scorer_inputs(features, batch)))
+
+    optimizer = keras.optimizers.Adam(0.001, clipnorm=40.0)
+    answer = tf.zeros([1], tf.int32)
+
+    @tf.function(autograph=False)
+    def step(batch: dict[str, tf.Tensor]) -> tf.Tensor:
+        with tf.GradientTape() as tape:
+            logits = scorer(scorer_inputs(features, batch), training=True)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                tf.broadcast_to(answer, tf.shape(logits)[:1]), logits))
+        grads = tape.gradient(loss, scorer.trainable_variables)
+        optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
+        return loss
 
     for size in batches:
         parts = [{key: tf.constant(value[start:start + size]) for key, value in facts.items()}
                  for start in range(0, len(chosen), size)]
         print(json.dumps({"batch": size, "examples": len(chosen), "candidates": len(candidates),
                           "facts_ms_per_example": facts_ms,
-                          "candidate_features_ms_per_example": _per_example(candidate_features, parts, len(chosen)),
-                          "scorer_ms_per_example": _per_example(score, parts, len(chosen))}), flush=True)
+                          "inputs_ms_per_example": _per_example(inputs, parts, len(chosen)),
+                          "scorer_ms_per_example": _per_example(score, parts, len(chosen)),
+                          "step_ms_per_example": _per_example(step, parts, len(chosen))}), flush=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ from models.banking.state_ranker import (
     StateConfig,
     StateFeatures,
     act_of,
+    build_state_ranker,
     cached_facts,
+    candidate_matrix,
     scorer_inputs,
     train_state_ranker,
     within_acts,
@@ -44,7 +46,8 @@ def _features(memory: list[str], speakers: list[str], query: str, removed: tuple
     lexicon = SlotLexicon.learn(_examples())
     features = StateFeatures(lexicon, CANDIDATES, ["yes", ",", "to", "<partner>"], removed)
     out = features(tf.constant([memory]), tf.constant([speakers]), tf.constant([query]))
-    return features, {key: value.numpy()[0] for key, value in out.items()}
+    out["candidate"] = candidate_matrix(features, out)  # [1, C, F]: every candidate's row
+    return features, {key: value.numpy()[0] for key, value in out.items() if not key.startswith("candidate_")}
 
 
 def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_results() -> None:
@@ -141,11 +144,32 @@ def test_cached_facts_give_the_inputs_of_the_raw_dialogs() -> None:
     for i, example in enumerate(examples):
         raw = features(tf.constant([list(example.memory) or [""]]), tf.constant([list(example.memory_speaker) or
                                                                                  [""]]), tf.constant([example.query]))
-        np.testing.assert_allclose(from_cache["candidate"][i], raw["candidate"][0])
+        np.testing.assert_allclose(candidate_matrix(features, from_cache)[i], candidate_matrix(features, raw)[0])
         for key in ("last_line", "state_counts", "dialog_state"):
             np.testing.assert_allclose(np.asarray(from_cache[key][i], np.float32), raw[key][0])
         for key in ("query_words", "history_words"):
             assert sorted(w for w in from_cache[key][i].numpy() if w) == sorted(w for w in raw[key][0].numpy() if w)
+
+
+@pytest.mark.parametrize("removed", [(), ("value_state",), ("slot_state",)])
+def test_the_compact_candidate_rows_are_every_candidates_row_and_score_as_them(removed: tuple[str, ...]) -> None:
+    """Training and serving compute the filling term on a row per group and one per candidate with a fact: written
+    out, they are the definition's matrix of every candidate, and the scores are the filler's over that matrix."""
+    lexicon = SlotLexicon.learn(_examples())
+    examples = _examples()
+    words = ["yes", ",", "to", "<partner>", "my", "account", "the", "one"]
+    features = StateFeatures(lexicon, CANDIDATES, words, removed)
+    cached = cached_facts(features, examples, size=3)
+    inputs = scorer_inputs(features, {key: tf.constant(value) for key, value in cached.items()})
+    dense = features.candidate_features(tf.cast(cached["value_features"], tf.float32),
+                                        tf.cast(cached["type_features"], tf.float32)).numpy()
+    assert np.abs(dense[..., :2 * VALUE_FLAGS]).sum() > 0 or "value_state" in removed  # some value has a fact
+    assert len(inputs["candidate_active"]) < dense.shape[0] * dense.shape[1]  # fewer rows than candidates
+    np.testing.assert_array_equal(candidate_matrix(features, inputs).numpy(), dense)
+    _, _, _, scorer = build_state_ranker(examples, CANDIDATES, StateConfig(dim=8, filler_units=4))
+    scorer(inputs)
+    expected = scorer.filler_out(scorer.filler_hidden(tf.constant(dense)))[..., 0]
+    np.testing.assert_allclose(scorer._filling(inputs).numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
 
 
 def test_a_value_said_again_after_its_check_is_pending_again() -> None:
