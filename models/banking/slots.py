@@ -1,11 +1,13 @@
 """What the state ranker (``models.banking.state_ranker``) knows of a domain, all learned from the training dialogs:
-the slot type of each entity word, the kinds of API result, and the slot each request asks for.
+the slot type of each entity word, the kinds of API result, the slot each request asks for, and the goals (the slot
+types each training dialog's calls take).
 
 Nothing here names a banking slot or API. The types come from the API calls of the training answers: every
 argument position of every API (``check_amount`` argument 2, ``transfer`` argument 3, ...) is a slot, and positions
 that share a value are one slot type (union-find), so the account of ``check_account``, of ``check_amount`` and of
 ``transfer`` become one type. A request is a bot utterance without entities; the slot it asks for is the type the
-user's next turn gives in most of the training dialogs where it was said.
+user's next turn gives in most of the training dialogs where it was said. A goal is the set of slot types a
+training dialog's API calls take (which slots the caller's request needs filled), unless another dialog's holds it.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class SlotLexicon:
     types: dict[str, str]
     kinds: tuple[str, ...]  # index 0 is NO_KIND
     request_types: dict[str, str]  # template -> slot type
+    goals: tuple[tuple[str, ...], ...] = ()  # the slot types a training dialog's API calls take, the largest sets
 
     @classmethod
     def learn(cls, trn: Sequence[TurnExample]) -> SlotLexicon:
@@ -108,7 +111,14 @@ class SlotLexicon:
                 kind, n = counts.most_common(1)[0]
                 if n >= MIN_REQUEST_SHARE * said[template]:
                     requests[template] = kind
-        return cls(types, lexicon.kinds, requests)
+        # A dialog's goal: the slot types its API calls take. A dialog cut short (too many invalid values) holds a
+        # part of its intent's, so a goal inside another is left out.
+        called: dict[str, set[str]] = defaultdict(set)
+        for e in trn:
+            called[e.dialog_id].update(types[v] for _, v in api_positions(e.answer) if v in types)
+        sets = {frozenset(goal) for goal in called.values() if goal}
+        goals = sorted(tuple(sorted(goal)) for goal in sets if not any(goal < other for other in sets))
+        return cls(types, lexicon.kinds, requests, tuple(goals))
 
     @property
     def slot_types(self) -> tuple[str, ...]:
@@ -127,4 +137,5 @@ class SlotLexicon:
         return 0
 
     def to_json(self) -> str:
-        return json.dumps({"types": self.types, "kinds": list(self.kinds), "request_types": self.request_types})
+        return json.dumps({"types": self.types, "kinds": list(self.kinds), "request_types": self.request_types,
+                           "goals": [list(goal) for goal in self.goals]})

@@ -33,9 +33,11 @@ Feature groups, each of which an ablation removes: ``value_state``, ``slot_state
 many slot types have each kind of latest result, how many values are pending and how many beside the last call: the
 dialog's progress without naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user
 turn, its latest result), the act and template terms' inputs, ``act_term`` (the act term, its within-act
-normalisation with it) and ``beside_call`` (a pending value said in the user turn that gave a value of the last API
+normalisation with it), ``beside_call`` (a pending value said in the user turn that gave a value of the last API
 call: the caller gave it with the value just checked, and a bot checks it next, where a value said before another
-turn's check waits to be asked for again; a value's fact and its slot type's). Training leaves each word of the
+turn's check waits to be asked for again; a value's fact and its slot type's) and ``goal`` (a slot type missing from
+the goal: every goal learned from training's dialogs that takes all the slot types given so far takes it, and it
+has no value yet; a slot type's fact, and how many there are in the state counts). Training leaves each word of the
 user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in
 TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way; training
 computes each example's facts once, not once per step.
@@ -60,9 +62,9 @@ from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
-                  "beside_call")
+                  "beside_call", "goal")
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
-TYPE_FLAGS = 3  # any value pending, any in the query, any beside the last call
+TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
 EVAL_BATCH = 32  # every candidate's features per example: small batches stay in cache (state_ranker_speed.py)
 
@@ -168,6 +170,8 @@ class StateFeatures(tf.Module):
         values = sorted(lexicon.types)
         slot_types = lexicon.slot_types
         self.value_count, self.type_count, self.kind_count = len(values), len(slot_types), len(lexicon.kinds)
+        self.goal_types = tf.constant(np.array([[t in goal for t in slot_types] for goal in lexicon.goals],
+                                               np.float32).reshape(len(lexicon.goals), len(slot_types)))
         self.removed = tuple(removed)
         self.value_index = _table(values, -1)
         self.value_type = tf.constant([slot_types.index(lexicon.types[v]) for v in values], tf.int32)
@@ -280,7 +284,9 @@ class StateFeatures(tf.Module):
         type_beside = _per_type(tf.cast(beside_call, tf.int32), self.value_type, types) > 0
         type_code = _per_type(last_result, self.value_type, types)
         type_kind = tf.where(type_code >= 0, type_code % self.kind_count, 0)
-        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query, type_beside], -1), tf.float32),
+        missing = self._missing(type_pending | (type_code >= 0))
+        type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query, type_beside, missing], -1),
+                                           tf.float32),
                                    tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, TYPE_FLAGS + K]
         # The last line before the query when the user said nothing: a result (its kind), a bot line, or none.
         last_memory = tf.reduce_max(tf.where(tf.not_equal(memory_speaker, ""), index[:, :-1], -1), axis=1)
@@ -297,8 +303,9 @@ class StateFeatures(tf.Module):
                                                   dtype=tf.int32), axis=1)  # [B, K]
         pending_values = tf.reduce_sum(tf.cast(pending, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
         beside_values = tf.reduce_sum(tf.cast(beside_call, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
-        counts = _counts(tf.concat([kinds_of_types, pending_values, beside_values], axis=1))
-        state_counts = tf.reshape(counts, [batch, (self.kind_count + 2) * COUNT_BUCKETS])
+        missing_types = tf.reduce_sum(tf.cast(missing, tf.int32), axis=1)[:, tf.newaxis]  # [B, 1]
+        counts = _counts(tf.concat([kinds_of_types, missing_types, pending_values, beside_values], axis=1))
+        state_counts = tf.reshape(counts, [batch, (self.kind_count + 3) * COUNT_BUCKETS])
         if "last_line" in self.removed:
             last_line = tf.zeros_like(last_line)
         if "state_counts" in self.removed:
@@ -311,6 +318,20 @@ class StateFeatures(tf.Module):
             history = tf.zeros_like(history)
         return {"query_words": query_words, "history_words": history, "last_line": last_line,
                 "state_counts": state_counts, "value_features": value_features, "type_features": type_features}
+
+    def _missing(self, given: tf.Tensor) -> tf.Tensor:
+        """[B, T] slot types given a value (pending or answered) -> those the goal still needs: every goal (learned,
+        :attr:`SlotLexicon.goals`) that takes all the types given so far takes them, and none was given. Nothing is
+        missing before a slot is given, or when no goal takes them all. Whatever order the slots come in, the one
+        left is missing (the request for it), where a model of the training flows knows only the order they had."""
+        if "goal" in self.removed:
+            return tf.zeros_like(given)
+        outside = 1.0 - self.goal_types  # [A, T]
+        some = tf.reduce_any(given, axis=1, keepdims=True)
+        goals = tf.equal(tf.matmul(tf.cast(given, tf.float32), outside, transpose_b=True), 0) & some  # [B, A]
+        needed = tf.equal(tf.matmul(tf.cast(goals, tf.float32), outside), 0) & tf.reduce_any(goals, axis=1,
+                                                                                              keepdims=True)
+        return needed & ~given
 
     def _set_facts(self, type_features: tf.Tensor) -> tf.Tensor:
         """[B, sets, TYPE_FLAGS + K]: the mean facts of each distinct set of a candidate's slot types (zero when

@@ -3,6 +3,7 @@ small corpus (the SavedModel ranks as training scored dev)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +56,7 @@ def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_r
     candidate = out["candidate"]  # [C, F]: every value / some value pending, in query, in last call, in results,
     # beside the last call, then the values' latest results, the slot types' facts and the candidate's category
     flags = 2 * VALUE_FLAGS
-    assert VALUE_FLAGS == 5 and TYPE_FLAGS == 3
+    assert VALUE_FLAGS == 5 and TYPE_FLAGS == 4
     megan, anna, savings = (CANDIDATES.index(c) for c in CANDIDATES[:3])
     assert candidate[megan, :flags].tolist() == [1, 1, 0, 0, 0] * 2  # said in this turn, never checked
     assert candidate[anna, :flags].tolist() == [0, 0, 1, 1, 0] * 2  # checked last, its result since
@@ -88,7 +89,8 @@ def test_a_value_said_with_the_checked_one_is_beside_the_call_and_one_said_befor
     assert ablated["candidate"][both, VALUE_FLAGS + beside] == 0 and ablated["candidate"][both, VALUE_FLAGS] == 1
     amount = features.value_type.numpy()[sorted(SlotLexicon.learn(_examples()).types).index("100")]
     state = out["dialog_state"].reshape(features.type_count, -1)
-    assert state[amount, :TYPE_FLAGS].tolist() == [1, 0, 1]  # pending, not in the query, beside the call
+    # Pending, not in the query, beside the call, not missing (given).
+    assert state[amount, :TYPE_FLAGS].tolist() == [1, 0, 1, 0]
     counts = out["state_counts"].reshape(-1, COUNT_BUCKETS)
     assert counts[-1].argmax() == 1  # one value beside the call, whichever slot: the act term's pooled fact
     assert ablated["state_counts"].reshape(-1, COUNT_BUCKETS)[-1].argmax() == 0
@@ -124,12 +126,13 @@ def test_the_template_term_orders_templates_within_their_act_only() -> None:
 def test_the_state_counts_say_how_far_the_dialog_is_without_naming_a_slot() -> None:
     _, out = _features(*CHECKED, "yes , to megan and 100")
     kinds = SlotLexicon.learn(_examples()).kinds
-    counts = out["state_counts"].reshape(len(kinds) + 2, COUNT_BUCKETS)
+    counts = out["state_counts"].reshape(len(kinds) + 3, COUNT_BUCKETS)
     assert counts[kinds.index("R_status valid")].argmax() == 1  # the account
     assert counts[kinds.index("R_status invalid")].argmax() == 1  # the partner
     assert counts[0].argmax() == min(len(SlotLexicon.learn(_examples()).slot_types) - 2, COUNT_BUCKETS - 1)
     assert counts[-2].argmax() == 2  # megan and 100 said, not checked
     assert counts[-1].argmax() == 0  # neither said with anna, the value checked last
+    assert counts[-3].argmax() == 0  # every slot of the goal given: none missing
 
 
 def test_cached_facts_give_the_inputs_of_the_raw_dialogs() -> None:
@@ -149,6 +152,48 @@ def test_cached_facts_give_the_inputs_of_the_raw_dialogs() -> None:
             np.testing.assert_allclose(np.asarray(from_cache[key][i], np.float32), raw[key][0])
         for key in ("query_words", "history_words"):
             assert sorted(w for w in from_cache[key][i].numpy() if w) == sorted(w for w in raw[key][0].numpy() if w)
+
+
+def test_the_slot_the_goal_still_needs_is_missing_in_any_order() -> None:
+    """The goals are the slot types of each training dialog's calls (the second dialog's, the account and the
+    transfer's, are inside the first's). The partner checked and the amount given, in an order training never had:
+    the goal that takes both also takes the account, which nobody gave, so the account is missing; given alone, the
+    account leaves the partner and the amount missing."""
+    lexicon = SlotLexicon.learn(_examples())
+    assert lexicon.goals == (("account", "amount", "partner"),)
+    reordered = (["i want to send money", "who would you like to send the money to ?", "megan",
+                  "api_call check_partner megan", "megan R_status valid", "how much would you like to send ?"],
+                 ["user", "bot", "user", "bot", "user", "bot"], "100")
+    missing = TYPE_FLAGS - 1
+    for removed, expected in (((), ["account"]), (("goal",), [])):
+        features, out = _features(*reordered, removed=removed)
+        state = out["dialog_state"].reshape(features.type_count, -1)
+        assert [lexicon.slot_types[t] for t in np.flatnonzero(state[:, missing])] == expected, removed
+        counts = out["state_counts"].reshape(-1, COUNT_BUCKETS)
+        assert counts[-3].argmax() == len(expected)
+    request = CANDIDATES.index("which account would you like to use ?")
+    _, out = _features(*reordered)
+    # The request for it carries the fact (after every value's and some value's flags and their results).
+    assert out["candidate"][request, 2 * VALUE_FLAGS + len(lexicon.kinds) + missing] == 1
+    _, out = _features(["i want to send money", "which account would you like to use ?", "my savings account",
+                        "api_call check_account savings", "savings R_status valid"],
+                       ["user", "bot", "user", "bot", "user"], "<SILENCE>")
+    given_account = out["dialog_state"].reshape(len(lexicon.slot_types), -1)[:, missing]
+    assert [lexicon.slot_types[t] for t in np.flatnonzero(given_account)] == ["amount", "partner"]
+
+
+def test_a_slot_is_missing_only_where_every_goal_holding_the_given_ones_takes_it() -> None:
+    lexicon = replace(SlotLexicon.learn(_examples()), goals=(("account", "amount", "partner"), ("account", "partner")))
+    features = StateFeatures(lexicon, CANDIDATES, ["yes"])
+    types = lexicon.slot_types
+
+    def missing(*given: str) -> list[str]:
+        row = tf.constant([[t in given for t in types]])
+        return [types[t] for t in np.flatnonzero(features._missing(row).numpy()[0])]
+
+    assert missing("account") == ["partner"]  # both goals take the partner; only one the amount
+    assert missing("amount") == ["account", "partner"]  # one goal holds the amount
+    assert missing() == [] and missing("account", "amount", "partner") == []
 
 
 @pytest.mark.parametrize("removed", [(), ("value_state",), ("slot_state",)])
