@@ -155,8 +155,8 @@ def test_cached_facts_give_the_inputs_of_the_raw_dialogs() -> None:
 
 
 def test_the_slot_the_goal_still_needs_is_missing_in_any_order() -> None:
-    """The goals are the slot types of each training dialog's calls (the second dialog's, the account and the
-    transfer's, are inside the first's). The partner checked and the amount given, in an order training never had:
+    """The goals are the slot types of each training dialog's calls (both dialogs' take the account, the partner
+    and the amount: one goal). The partner checked and the amount given, in an order training never had:
     the goal that takes both also takes the account, which nobody gave, so the account is missing; given alone, the
     account leaves the partner and the amount missing."""
     lexicon = SlotLexicon.learn(_examples())
