@@ -18,7 +18,13 @@ import tensorflow as tf
 
 from data.banking.labels import DEV_CHALLENGES
 from data.layout import BANKING_TASK, discover
-from models.banking.state_ranker import StateConfig, build_state_ranker, cached_facts, scorer_inputs
+from models.banking.state_ranker import (
+    StateConfig,
+    build_state_ranker,
+    cached_facts,
+    scorer_inputs,
+    training_step,
+)
 from models.examples import TaskData
 
 
@@ -54,18 +60,11 @@ def main(data: Path, examples: int, batches: tuple[int, ...]) -> None:
     def score(batch: dict[str, tf.Tensor]) -> tf.Tensor:
         return tf.reduce_sum(scorer(scorer_inputs(features, batch)))
 
-    optimizer = keras.optimizers.Adam(0.001, clipnorm=40.0)
-    answer = tf.zeros([1], tf.int32)
+    train = training_step(features, scorer, keras.optimizers.Adam(0.001, clipnorm=40.0))
 
     @tf.function(autograph=False)
-    def step(batch: dict[str, tf.Tensor]) -> tf.Tensor:
-        with tf.GradientTape() as tape:
-            logits = scorer(scorer_inputs(features, batch), training=True)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-                tf.broadcast_to(answer, tf.shape(logits)[:1]), logits))
-        grads = tape.gradient(loss, scorer.trainable_variables)
-        optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
-        return loss
+    def step(batch: dict[str, tf.Tensor]) -> tf.Tensor:  # every answer the first candidate: the cost is the same
+        return train(batch, tf.zeros(tf.shape(batch["last_line"])[:1], tf.int32))
 
     for size in batches:
         parts = [{key: tf.constant(value[start:start + size]) for key, value in facts.items()}

@@ -144,10 +144,9 @@ def _counts(values: tf.Tensor) -> tf.Tensor:
 
 
 def _masked_mean(features: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
-    """[B, C, P, F] over P where ``mask`` [C, P] holds (0 where none)."""
-    weights = tf.cast(mask, features.dtype)[tf.newaxis, :, :, tf.newaxis]
-    count = tf.reduce_sum(weights, axis=2)
-    return tf.math.divide_no_nan(tf.reduce_sum(features * weights, axis=2), count)
+    """[..., P, F] over P where ``mask`` (broadcast to [..., P]) holds (0 where none)."""
+    weights = tf.cast(mask, features.dtype)[..., tf.newaxis]
+    return tf.math.divide_no_nan(tf.reduce_sum(features * weights, axis=-2), tf.reduce_sum(weights, axis=-2))
 
 
 class StateFeatures(tf.Module):
@@ -340,7 +339,7 @@ class StateFeatures(tf.Module):
         ``slot_state`` is removed)."""
         padded_types = tf.pad(type_features, [[0, 0], [0, 1], [0, 0]])
         of_types = tf.gather(padded_types, self.set_types, axis=1)  # [B, sets, P2, TYPE_FLAGS + K]
-        facts = _masked_mean(of_types, self.set_mask)
+        facts = _masked_mean(of_types, self.set_mask[tf.newaxis])
         return tf.zeros_like(facts) if "slot_state" in self.removed else facts
 
     @staticmethod
@@ -352,9 +351,7 @@ class StateFeatures(tf.Module):
         flags = of_values[..., :VALUE_FLAGS]
         every = tf.reduce_min(flags * weights + (1 - weights), axis=-2) * has
         some = tf.reduce_max(flags * weights, axis=-2)
-        mean = tf.math.divide_no_nan(tf.reduce_sum(of_values[..., VALUE_FLAGS:] * weights, axis=-2),
-                                     tf.reduce_sum(weights, axis=-2))
-        return tf.concat([every, some, mean], axis=-1)
+        return tf.concat([every, some, _masked_mean(of_values[..., VALUE_FLAGS:], mask)], axis=-1)
 
     def candidate_rows(self, value_features: tf.Tensor, type_features: tf.Tensor) -> dict[str, tf.Tensor]:
         """The candidates' features, compactly: ``candidate_groups`` [B, G, F], each group's row (no value of its
@@ -563,6 +560,21 @@ def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, 
         yield {key: tf.constant(value[chosen]) for key, value in facts.items()}, tf.constant(answers[chosen], tf.int32)
 
 
+def training_step(features: StateFeatures, scorer: StateScorer, optimizer: keras.optimizers.Optimizer
+                  ) -> Callable[[dict[str, tf.Tensor], tf.Tensor], tf.Tensor]:
+    """One step on a batch of cached facts and its answers (the mean cross-entropy over every candidate, then the
+    optimizer's update); the loss. Training and the speed benchmark compile it each their own way."""
+    def step(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
+        with tf.GradientTape() as tape:
+            logits = scorer(scorer_inputs(features, facts), training=True)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(answer, logits))
+        grads = tape.gradient(loss, scorer.trainable_variables)
+        optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
+        return loss
+
+    return step
+
+
 def build_state_ranker(trn: Sequence[TurnExample], candidates: Sequence[str], config: StateConfig
                        ) -> tuple[SlotLexicon, list[str], StateFeatures, StateScorer]:
     """The lexicon and the words learned from ``trn``, the featuriser and the (untrained) scorer over them: what
@@ -603,15 +615,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
                                      tf.as_dtype(value.dtype)) for key, value in trn_facts.items()},
                  tf.TensorSpec([None], tf.int32)]
 
-    @tf.function(autograph=False, input_signature=signature)
-    def step(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
-        inputs = scorer_inputs(features, facts)
-        with tf.GradientTape() as tape:
-            logits = scorer(inputs, training=True)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(answer, logits))
-        grads = tape.gradient(loss, scorer.trainable_variables)
-        optimizer.apply_gradients(zip(grads, scorer.trainable_variables, strict=True))
-        return loss
+    step = tf.function(training_step(features, scorer, optimizer), autograph=False, input_signature=signature)
 
     @tf.function(autograph=False, input_signature=signature)
     def correct(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
