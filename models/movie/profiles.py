@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from models.movie.streamed import STREAMED_JOINT_EMBEDDINGS, STREAMED_JOINT_MEMN2N, StreamedConfig
+from models.movie.streamed import PRODUCT_JOINT_MEMN2N, STREAMED_JOINT_EMBEDDINGS, StreamedConfig
 from models.papers import Product
 
 COMPONENT_NAMES = {"memn2n": "MemN2N", "embeddings": "Embeddings"}
@@ -40,5 +40,5 @@ class MovieProfile:
 # supervised embeddings. Quick: the MemN2N alone, 4 epochs of batches of 128, what `--quick` has time for on
 # the small world (and enough steps to learn on the tiny one).
 PROFILES = {profile.name: profile for profile in (
-    MovieProfile(name="full", memn2n=STREAMED_JOINT_MEMN2N, embeddings=STREAMED_JOINT_EMBEDDINGS),
-    MovieProfile(name="quick", memn2n=replace(STREAMED_JOINT_MEMN2N, epochs=4, batch_size=128)))}
+    MovieProfile(name="full", memn2n=PRODUCT_JOINT_MEMN2N, embeddings=STREAMED_JOINT_EMBEDDINGS),
+    MovieProfile(name="quick", memn2n=replace(PRODUCT_JOINT_MEMN2N, epochs=4, batch_size=128)))}
