@@ -31,7 +31,7 @@ class Banking(turn_papers.TurnPaper):
     schema: str | None = None
     profiles_module: str = "models.banking.profiles"
     challenges: bool = True
-    table_flags: frozenset[str] = frozenset({"seeds"})
+    table_flags: frozenset[str] = frozenset({"seeds", "jobs"})
 
     def task_label(self, task: int) -> str:
         return "banking"
@@ -58,9 +58,10 @@ class Banking(turn_papers.TurnPaper):
         """Tables 8-9 (smn, mmn, the state ranker; the ablations named add columns), to OUT-banking.md when the
         corpus holds other papers' tasks too (their tables take OUT)."""
         from models.banking import reproduce
+        from models.jobs import cores
 
         return reproduce.benchmark(request.data, request.out, request.epochs, request.progress, request.seeds or 1,
-                                   request.methods, request.several)
+                                   request.methods, request.several, cores() if request.jobs is None else request.jobs)
 
 
 PAPER = papers.register(Banking())

@@ -15,7 +15,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from models.banking.methods import PAPER
 from models.banking.networks import MultipleMemoryNetwork
 from models.banking.report import BankingResults, write_banking_results
 from models.examples import TaskData
+from models.jobs import in_workers
 from models.methods import Ranker, Settings, best_answers, note_of, unwrapped
 from models.metrics import percent
 
@@ -36,6 +37,11 @@ SCORED_SPLITS = ("dev", DEV_CHALLENGES, *TEST_SPLITS)  # the dev column first: w
 TEMPLATE_GROUPS = ("dev", "IT", "OOT")  # a label's ``templates`` of the scored splits
 METHODS = ("smn", "mmn", "state_ranker")
 COLUMNS = {"smn": "SMN", "mmn": "MMN", "state_ranker": "Ours"}  # the tables' column of each method
+# The order several jobs start the fits in, the longest first (their seconds in docs/tables/banking-tables8-9.md);
+# an ablation of ours, not named here, goes after them.
+COSTLIEST_FIRST = ("state_ranker", "mmn", "smn")
+# One seed's Table 8 and Table 9 cells, turns counted, seconds of each column's fit, notes.
+SeedRun = tuple[dict, dict, dict, dict[str, float], list[str]]
 
 
 def accuracy(examples: Sequence[LabelledExample], predictions: Sequence[str]) -> float | None:
@@ -103,32 +109,85 @@ def seed_corpora(files: TaskFiles, seeds: int, directory: Path) -> Iterator[Task
         yield discover(out)[BANKING_TASK]
 
 
-def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], directory: Path,
-              progress: Callable[[str], None]) -> tuple[dict, dict, dict, dict[str, float], list[str]]:
-    """The methods fitted on one corpus (trained with its seed) and scored: Tables 8-9, turns, seconds, notes."""
+@dataclass(frozen=True)
+class _Answered:
+    """One method fitted on one seed's corpus: its column, its first answer to every scored example, the seconds
+    the fit took, its note and (MMN) the share of dialogs its selector routed to their intent."""
+
+    column: str
+    answers: list[str]
+    seconds: float
+    note: str
+    routing: dict[str, float]
+
+
+def _loaded(files: TaskFiles) -> tuple[TaskData, list[LabelledExample], int]:
+    """The task, its scored examples (dev, dev-OOP, then the tests) and the corpus's seed."""
     task = TaskData.load(files)
     labels = read_task_labels(files)
-    seed = plan_of(labels).seed
     tests = [e for split in SCORED_SPLITS if split in files.splits for e in labelled_examples(task, split, labels)]
-    examples = [e.example for e in tests]
-    settings = Settings(epochs=epochs, seed=seed)
-    seconds: dict[str, float] = {}
-    notes, answers, routing = [], {}, {}
+    return task, tests, plan_of(labels).seed
+
+
+def _answer(name: str, task: TaskData, tests: Sequence[LabelledExample], seed: int, epochs: int | None,
+            directory: Path) -> _Answered:
+    """``name`` fitted on ``task`` (trained with the corpus's ``seed``) and its answers to ``tests``."""
+    column = COLUMNS.get(name, name)
+    ranker, seconds = _fit(name, task, directory, Settings(epochs=epochs, seed=seed))
+    note, routing = f"seed {seed}, {column}: {note_of(ranker)}", {}
+    if name == "mmn":
+        routing = routed_to_intent(ranker, tests)
+        note += "; dialogs routed to their intent: " + ", ".join(f"{kind} {share:.2f}%"
+                                                                  for kind, share in routing.items())
+    return _Answered(column, best_answers(ranker, [e.example for e in tests]), seconds,
+                     f"{note}; {seconds:.0f} s", routing)
+
+
+def _answer_in_worker(files: TaskFiles, name: str, epochs: int | None, directory: Path) -> _Answered:
+    """:func:`_answer` in a worker process, the corpus loaded there (each worker loads what it runs)."""
+    task, tests, seed = _loaded(files)
+    return _answer(name, task, tests, seed, epochs, directory)
+
+
+def _seed_tables(tests: Sequence[LabelledExample], answered: Sequence[_Answered]
+                 ) -> SeedRun:
+    """One seed's Tables 8-9, turns, seconds and notes from its methods' answers (in the methods' order)."""
+    table8, table9, turns = score({a.column: a.answers for a in answered}, tests)
+    for a in answered:
+        for kind, share in a.routing.items():
+            table8[("routing", kind, "MMN")] = round(share, 2)
+    return table8, table9, turns, {a.column: a.seconds for a in answered}, [a.note for a in answered]
+
+
+def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], directory: Path,
+              progress: Callable[[str], None]) -> SeedRun:
+    """The methods fitted on one corpus (trained with its seed) and scored, in this process: Tables 8-9, turns,
+    seconds, notes."""
+    task, tests, seed = _loaded(files)
+    answered = []
     for name in methods:
-        column = COLUMNS.get(name, name)
-        ranker, seconds[column] = _fit(name, task, directory, settings)
-        note = f"seed {seed}, {column}: {note_of(ranker)}"
-        if name == "mmn":
-            routing = routed_to_intent(ranker, tests)
-            note += "; dialogs routed to their intent: " + ", ".join(f"{kind} {share:.2f}%"
-                                                                      for kind, share in routing.items())
-        notes.append(f"{note}; {seconds[column]:.0f} s")
-        progress(notes[-1])
-        answers[column] = best_answers(ranker, examples)
-    table8, table9, turns = score(answers, tests)
-    for kind, share in routing.items():
-        table8[("routing", kind, "MMN")] = round(share, 2)
-    return table8, table9, turns, seconds, notes
+        answered.append(_answer(name, task, tests, seed, epochs, directory))
+        progress(answered[-1].note)
+    return _seed_tables(tests, answered)
+
+
+def _in_workers(corpora: Sequence[TaskFiles], epochs: int | None, methods: Sequence[str], directory: Path,
+                jobs: int, progress: Callable[[str], None]) -> list[SeedRun]:
+    """Every (seed, method) fit in ``jobs`` worker processes, the costliest methods first (so that the last fit
+    to end is a short one); each seed's tables once all its methods have ended."""
+    calls = [(files, name, epochs, directory / f"models-{index}") for index, files in enumerate(corpora)
+             for name in methods]
+    cost = {name: rank for rank, name in enumerate(COSTLIEST_FIRST)}
+    order = sorted(range(len(calls)), key=lambda k: (cost.get(calls[k][1], len(cost)), k))
+    answered: dict[int, _Answered] = {}
+    for index, result in in_workers(_answer_in_worker, calls, jobs, order):
+        progress(result.note)
+        answered[index] = result
+    runs = []
+    for index, files in enumerate(corpora):
+        _, tests, _ = _loaded(files)
+        runs.append(_seed_tables(tests, [answered[index * len(methods) + m] for m in range(len(methods))]))
+    return runs
 
 
 def _mean_and_spread(runs: Sequence[Mapping[Any, float | None]]) -> tuple[dict, dict]:
@@ -146,15 +205,21 @@ def _mean_and_spread(runs: Sequence[Mapping[Any, float | None]]) -> tuple[dict, 
 
 def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None = None, seeds: int = 1,
                           methods: Sequence[str] = METHODS, work: str | Path | None = None,
-                          progress: Callable[[str], None] = print) -> BankingResults:
+                          progress: Callable[[str], None] = print, jobs: int = 1) -> BankingResults:
     """Fit ``methods`` (SMN, MMN and ours by default; an ablation of ours adds a column) on ``trn`` (best epoch on
     ``dev``, at most ``epochs``: None for the paper's 20) of the corpus and of ``seeds - 1`` more generated with
     the next seeds, each trained with its corpus's seed; write Tables 8 and 9 as each cell's mean and standard
-    deviation over the seeds (Markdown at ``out``, CSV beside it)."""
+    deviation over the seeds (Markdown at ``out``, CSV beside it). With ``jobs`` > 1 the (seed, method) fits run in
+    that many worker processes (``models.jobs``), the cores shared among them."""
     runs = []
     with tempfile.TemporaryDirectory(prefix="banking-", dir=work) as directory:
-        for index, corpus in enumerate(seed_corpora(files, seeds, Path(directory))):
-            runs.append(_run_seed(corpus, epochs, methods, Path(directory) / f"models-{index}", progress))
+        if jobs <= 1:
+            for index, corpus in enumerate(seed_corpora(files, seeds, Path(directory))):
+                runs.append(_run_seed(corpus, epochs, methods, Path(directory) / f"models-{index}", progress))
+        else:
+            corpora = list(seed_corpora(files, seeds, Path(directory)))
+            runs = _in_workers(corpora, epochs, methods, Path(directory), min(jobs, len(corpora) * len(methods)),
+                               progress)
     table8, spread8 = _mean_and_spread([run[0] for run in runs])
     table9, spread9 = _mean_and_spread([run[1] for run in runs])
     turns = {key: round(statistics.fmean(run[2][key] for run in runs)) for key in runs[0][2]}
@@ -172,11 +237,12 @@ def output_path(out: Path, several: bool) -> Path:
 
 
 def benchmark(data: str | Path, out: str | Path, epochs: int | None = None, progress: Callable[[str], None] = print,
-              seeds: int = 1, extra: Sequence[str] = (), several: bool = False) -> list[Path]:
+              seeds: int = 1, extra: Sequence[str] = (), several: bool = False, jobs: int = 1) -> list[Path]:
     """Tables 8-9 of the corpus' banking task, over ``seeds`` corpus and training seeds; the files written.
     ``epochs`` is capped at the paper's 20; ``extra`` methods (the state ranker's ablations) get columns of their
     own; ``several``: another paper's table takes ``out`` (:func:`output_path`)."""
     path = output_path(Path(out), several)
     run_banking_benchmark(discover(data)[BANKING_TASK], path, epochs=epochs, seeds=seeds,
-                          methods=(*METHODS, *(m for m in extra if m not in METHODS)), progress=progress)
+                          methods=(*METHODS, *(m for m in extra if m not in METHODS)), progress=progress,
+                          jobs=jobs)
     return [path, path.with_suffix(".csv")]

@@ -49,9 +49,9 @@ from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, corpus_p
                    "other or since changed corpus files are written again): at the paper's scale each run writes "
                    "6M exchanges otherwise.")
 @click.option("--jobs", type=click.IntRange(min=1),
-              help="Table 2: run the (task, method) units in this many worker processes, the cores shared among them "
-                   "(default: one per core; each job holds a task and its model, so fewer on a machine short of "
-                   "memory). 1 runs them in this process.")
+              help="Table 2: run the (task, method) units in this many worker processes, the cores shared among them; "
+                   "Tables 8-9: the (seed, method) fits the same way (default: one per core; each job holds a task "
+                   "and its model, so fewer on a machine short of memory). 1 runs them in this process.")
 def benchmark(data: Path, out: Path, methods: str, tasks: tuple[int, ...], epochs: int | None,
               folds: int | None, seeds: int | None, streamed: bool, records: Path | None, jobs: int | None) -> None:
     """The paper tables of a corpus, ours beside the paper's: those of each paper whose tasks it holds (Table 2 for

@@ -14,8 +14,12 @@ from models.examples import TaskData
 
 
 def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
+    """In two worker processes (the default on two cores), which start the state ranker first and print each note
+    as its fit ends: the notes and columns still come in the methods' order."""
     _, files = banking
-    results = run_banking_benchmark(files, tmp_path / "banking.md", epochs=1, progress=lambda _: None)
+    printed: list[str] = []
+    results = run_banking_benchmark(files, tmp_path / "banking.md", epochs=1, progress=printed.append, jobs=2)
+    assert sorted(printed) == sorted(results.notes)
     text = (tmp_path / "banking.md").read_text()
     assert "Table 8" in text and "Table 9" in text and "| Turn Comp. OOT |" in text
     for templates in ("IT", "OOT"):
