@@ -185,7 +185,9 @@ METRIC_OF_K = {1: "per_response_accuracy", 10: "hits_at_10", 100: "hits_at_100"}
 def pipeline_cells(printed: dict, record: str, epochs: int, run_at: str, commit: str) -> str:
     """Table 6's joint rows (a CSV of the pieces) from the JSON line `dialog pipeline` prints on a Movie Dialog
     corpus: each pushed model's test hits@k per task with the paper's k (TFMA's ``split=test,task=...`` slices),
-    its Trainer's seconds; ``record``: where the run's printed output is kept."""
+    its Trainer's seconds, its shape (the full profile's, as this code has it) in the note; ``record``: where the
+    run's printed output is kept."""
+    from models.movie.profiles import PROFILES
     from models.movie.records import TASK_NAMES
 
     buffer = io.StringIO()
@@ -193,6 +195,8 @@ def pipeline_cells(printed: dict, record: str, epochs: int, run_at: str, commit:
     writer.writeheader()
     for model, result in printed.get("models", {}).items():
         method, trainer = PIPELINE_ROWS[model]
+        config = getattr(PROFILES["full"], model)
+        shape = f"{config.hops} hop(s), {config.dictionaries} dictionaries"
         for task, name in TASK_NAMES.items():
             k = PAPER_K[task]
             slice_name = f"split=test,task={name}"
@@ -201,7 +205,7 @@ def pipeline_cells(printed: dict, record: str, epochs: int, run_at: str, commit:
                              "seconds": printed.get("component_seconds", {}).get(trainer, ""), "epochs": epochs,
                              "streamed": True, "run_at": run_at, "commit": commit,
                              "note": f"the pipeline's joint {model} (dialog pipeline, full profile, one model on "
-                                     f"every task), scored by TFMA on its test slice {slice_name}; the run: "
+                                     f"every task, {shape}), scored by TFMA on its test slice {slice_name}; the run: "
                                      f"{record}; seconds: its Trainer's"})
     return buffer.getvalue()
 

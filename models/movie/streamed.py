@@ -60,14 +60,16 @@ ENCODERS = ("memn2n", "lstm")
 
 @dataclass(frozen=True)
 class StreamedConfig:
-    """The joint MemN2N's settings (``models.movie.methods.JOINT_MEMN2N_CONFIG``: 2 hops, three dictionaries,
-    d = 64, memory of 40 with up to 30 KB sentences) and the streaming ones. Batches of 512 at Adam 0.01 rather than
-    32 at 0.005: a quarter of the steps of 128 at the paper's scale, where the step's fixed costs dominate, and on the
-    small world's dev as good as 128 at 0.005 (docs/movie.md). ``hops=0`` is the supervised embeddings of section
-    3.2 ("a Memory Network with no attention over memory": the query's words against the candidate's; two
-    dictionaries give x^T U^T V y), trained from the same stream (:data:`STREAMED_EMBEDDINGS`). ``encoder="lstm"``
-    is section 3.3's LSTM (:class:`SampledLstm`) over the last ``context`` messages and the query, cut to their last
-    ``max_tokens`` words; hops and dictionaries do not apply to it."""
+    """The streamed trainer's settings: by default Table 6's joint MemN2N's
+    (``models.movie.methods.JOINT_MEMN2N_CONFIG``: 2 hops, three dictionaries, d = 64, memory of 40 with up to 30 KB
+    sentences; the pipeline's product is :data:`PRODUCT_JOINT_MEMN2N`) and the streaming ones. Batches of 512 at
+    Adam 0.01 rather than 32 at 0.005: a quarter of the steps of 128 at the paper's scale, where the step's fixed
+    costs dominate, and on the small world's dev as good as 128 at 0.005 (docs/movie.md). ``hops=0`` is the
+    supervised embeddings of section 3.2 ("a Memory Network with no attention over memory": the query's words
+    against the candidate's; two dictionaries give x^T U^T V y), trained from the same stream
+    (:data:`STREAMED_EMBEDDINGS`). ``encoder="lstm"`` is section 3.3's LSTM (:class:`SampledLstm`) over the last
+    ``context`` messages and the query, cut to their last ``max_tokens`` words; hops and dictionaries do not apply
+    to it."""
 
     encoder: str = "memn2n"
     embedding_dim: int = 64

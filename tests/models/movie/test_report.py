@@ -105,3 +105,4 @@ def test_a_pipeline_runs_joint_rows_are_a_piece_of_the_table(tmp_path) -> None:
         ("Joint supervised embeddings", 1): 51.0, ("Joint supervised embeddings", 2): 72.0,
         ("Joint supervised embeddings", 3): 63.0, ("Joint supervised embeddings", 4): 64.0}
     assert cells[("Joint MemN2N", 1)]["seconds"] == "12.5" and "runs/x.md" in cells[("Joint MemN2N", 4)]["note"]
+    assert "1 hop(s), 2 dictionaries" in cells[("Joint MemN2N", 1)]["note"]  # the product's shape, not the paper's
