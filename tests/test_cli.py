@@ -232,21 +232,23 @@ def test_framework_start_up_noise_is_hidden_unless_verbose(tmp_path: Path) -> No
 def test_benchmark_asks_each_paper_of_the_corpus_for_its_tables(tmp_path: Path, monkeypatch) -> None:
     """The paper is looked up from the corpus once: a banking corpus gets Tables 8-9 with the banking names of
     --methods as columns and --seeds; a corpus holding bAbI tasks too gets Table 2 beside (Tables 8-9 to
-    OUT-banking.md); a name or flag of no paper of the corpus is refused by name."""
+    OUT-banking.md), each in a worker per core unless --jobs says otherwise; a name or flag of no paper of the corpus
+    is refused by name."""
     from data.babi.generation import GenerationPlan as RestaurantPlan
     from data.banking.generation import BankingPlan
     from data.banking.generation import generate as generate_banking
     from models.babi import reproduce as babi
     from models.banking import reproduce as banking
+    from models.jobs import cores
 
     generate_banking(BankingPlan(seed=1, train_dialogs=1, dev_dialogs=1, test_dialogs=1), tmp_path)
     asked = {}
-    monkeypatch.setattr(banking, "benchmark", lambda *args: asked.setdefault("banking", args) and [])
+    monkeypatch.setattr(banking, "benchmark", lambda *args, jobs: asked.setdefault("banking", (*args, jobs)) and [])
     monkeypatch.setattr(babi, "benchmark", lambda data, out, chosen, *_: asked.setdefault("babi", chosen) and [])
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "state_ranker-no_history", "--seeds", "2"])
     assert result.exit_code == 0, result.output
-    assert asked.pop("banking")[-3:] == (2, ("state_ranker-no_history",), False) and not asked
+    assert asked.pop("banking")[-4:] == (2, ("state_ranker-no_history",), False, cores()) and not asked
     for refused, message in ((["--methods", "movie_ir"], "unknown methods ['movie_ir'] for banking"),
                              (["--folds", "2"], "the tables of banking self-play (Majumdar et al.) have no --folds")):
         result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
@@ -256,7 +258,7 @@ def test_benchmark_asks_each_paper_of_the_corpus_for_its_tables(tmp_path: Path, 
     result = CliRunner().invoke(main, ["benchmark", "--data", str(tmp_path), "--out", str(tmp_path / "t.md"),
                                        "--methods", "tfidf"])
     assert result.exit_code == 0, result.output
-    assert asked["banking"][-1] is True and asked["babi"] == ("tfidf",)  # Table 2 takes OUT, banking beside
+    assert asked["banking"][-2] is True and asked["babi"] == ("tfidf",)  # Table 2 takes OUT, banking beside
 
 
 def test_generate_refuses_a_corpus_the_disk_cannot_hold_or_a_large_one_not_asked_for(tmp_path: Path,

@@ -61,7 +61,8 @@ class Banking(turn_papers.TurnPaper):
         from models.jobs import cores
 
         return reproduce.benchmark(request.data, request.out, request.epochs, request.progress, request.seeds or 1,
-                                   request.methods, request.several, cores() if request.jobs is None else request.jobs)
+                                   request.methods, request.several,
+                                   jobs=cores() if request.jobs is None else request.jobs)
 
 
 PAPER = papers.register(Banking())

@@ -38,7 +38,7 @@ TEMPLATE_GROUPS = ("dev", "IT", "OOT")  # a label's ``templates`` of the scored 
 METHODS = ("smn", "mmn", "state_ranker")
 COLUMNS = {"smn": "SMN", "mmn": "MMN", "state_ranker": "Ours"}  # the tables' column of each method
 # The order several jobs start the fits in, the longest first (their seconds in docs/tables/banking-tables8-9.md);
-# an ablation of ours, not named here, goes after them.
+# an ablation of ours (state_ranker-no_<group>) costs about what ours does and starts with it.
 COSTLIEST_FIRST = ("state_ranker", "mmn", "smn")
 # One seed's Table 8 and Table 9 cells, turns counted, seconds of each column's fit, notes.
 SeedRun = tuple[dict, dict, dict, dict[str, float], list[str]]
@@ -174,11 +174,11 @@ def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], dire
 def _in_workers(corpora: Sequence[TaskFiles], epochs: int | None, methods: Sequence[str], directory: Path,
                 jobs: int, progress: Callable[[str], None]) -> list[SeedRun]:
     """Every (seed, method) fit in ``jobs`` worker processes, the costliest methods first (so that the last fit
-    to end is a short one); each seed's tables once all its methods have ended."""
+    to end is a short one), each note printed as its fit ends; the seeds' tables once every fit has ended."""
     calls = [(files, name, epochs, directory / f"models-{index}") for index, files in enumerate(corpora)
              for name in methods]
     cost = {name: rank for rank, name in enumerate(COSTLIEST_FIRST)}
-    order = sorted(range(len(calls)), key=lambda k: (cost.get(calls[k][1], len(cost)), k))
+    order = sorted(range(len(calls)), key=lambda k: (cost.get(calls[k][1].partition("-")[0], len(cost)), k))
     answered: dict[int, _Answered] = {}
     for index, result in in_workers(_answer_in_worker, calls, jobs, order):
         progress(result.note)

@@ -14,8 +14,8 @@ from models.examples import TaskData
 
 
 def test_benchmark_writes_tables_8_and_9(banking, tmp_path: Path) -> None:
-    """In two worker processes (the default on two cores), which start the state ranker first and print each note
-    as its fit ends: the notes and columns still come in the methods' order."""
+    """In two worker processes (`dialog benchmark`'s default on two cores), which start the state ranker first and
+    print each note as its fit ends: the notes and columns still come in the methods' order."""
     _, files = banking
     printed: list[str] = []
     results = run_banking_benchmark(files, tmp_path / "banking.md", epochs=1, progress=printed.append, jobs=2)
