@@ -6,7 +6,8 @@ profile of `make run`'s three Evaluators (py-spy) found three costs that the met
 - **Unbatching every feature.** TFMA splits each batch into one dict per turn over every feature it decoded,
   ``memory`` and ``memory_speaker`` (a list of strings per turn) among them, all in Python. After the
   predictions, only the features the eval config slices by and the metrics' ``dialog_id`` are read, so the
-  others are dropped before the split.
+  others are dropped before the split; so are the model's outputs other than the metrics' prediction key (the
+  ranked responses as strings, the attention), where the metrics are this project's alone.
 - **Slice keys per turn.** TFMA works out each turn's slice keys anew (``np.unique`` per feature and slicing spec,
   for each of the template ranker's 143k turns), though they depend only on the few values of the sliced features.
   They are computed by TFMA's own code once per distinct combination of those values, then reused.
@@ -37,7 +38,7 @@ from tensorflow_model_analysis.extractors import predictions_extractor, slice_ke
 from tensorflow_model_analysis.slicer import slicer_lib
 from tensorflow_model_analysis.utils import util
 
-from components.dialog_metrics import DIALOG_ID, DialogRankingMetrics
+from components.dialog_metrics import DIALOG_ID, DialogRankingMetrics, prediction_key
 
 # The features the metrics read after the predictions (the per-dialog accuracy's); the slicing ones are added.
 METRIC_FEATURES = (DIALOG_ID,)
@@ -62,9 +63,23 @@ def sliced_features(eval_config: tfma.EvalConfig) -> tuple[str, ...]:
     return tuple(sorted({name for spec in specs for name in (*spec.feature_keys, *spec.feature_values)}))
 
 
-def _with_kept_features(extracts: tfma.Extracts, kept: Iterable[str]) -> tfma.Extracts:
+def _kept_outputs(outputs: Any, key: str) -> Any:
+    """One model's outputs reduced to ``key`` (a dict of outputs; a model of one output is left as it is)."""
+    return {key: outputs[key]} if isinstance(outputs, Mapping) and key in outputs else outputs
+
+
+def _with_kept_features(extracts: tfma.Extracts, kept: Iterable[str],
+                        predictions: Mapping[str, str] | None = None) -> tfma.Extracts:
+    """``kept`` features only and, given ``predictions`` (model name -> the metrics' output; "" for a single model,
+    whose outputs TFMA stores without its name), only those outputs."""
     features = extracts[tfma.FEATURES_KEY]
-    return {**extracts, tfma.FEATURES_KEY: {name: features[name] for name in kept if name in features}}
+    out = {**extracts, tfma.FEATURES_KEY: {name: features[name] for name in kept if name in features}}
+    predicted = extracts.get(tfma.PREDICTIONS_KEY)
+    if predictions and isinstance(predicted, Mapping):
+        out[tfma.PREDICTIONS_KEY] = (_kept_outputs(predicted, predictions[""]) if "" in predictions else
+                                     {name: _kept_outputs(value, predictions[name]) if name in predictions else value
+                                      for name, value in predicted.items()})
+    return out
 
 
 def examples_feature_extractor() -> tfma.extractors.Extractor:
@@ -73,10 +88,22 @@ def examples_feature_extractor() -> tfma.extractors.Extractor:
                                      ptransform=beam.Map(_with_examples_feature))
 
 
-def kept_features_extractor(kept: Iterable[str]) -> tfma.extractors.Extractor:
-    """Only the ``kept`` features from here on (the predictions and labels are extracted already)."""
+def kept_features_extractor(kept: Iterable[str], predictions: Mapping[str, str] | None = None
+                            ) -> tfma.extractors.Extractor:
+    """Only the ``kept`` features from here on (the predictions and labels are extracted already) and, given each
+    model's output the metrics read (``predictions``), only that output: the others (a Movie Dialog model's 100
+    responses an exchange as strings, the attention) would be split and carried to the metrics for nothing."""
     return tfma.extractors.Extractor(stage_name="KeepSliceAndMetricFeatures",
-                                     ptransform=beam.Map(_with_kept_features, kept=tuple(kept)))
+                                     ptransform=beam.Map(_with_kept_features, kept=tuple(kept),
+                                                         predictions=dict(predictions or {})))
+
+
+def metric_outputs(eval_config: tfma.EvalConfig) -> dict[str, str]:
+    """Each model's output the metrics read (its spec's prediction key), by model name ("" for a single model):
+    the candidate's and, once a model is blessed, the baseline's the TFX Evaluator adds beside it."""
+    specs = list(eval_config.model_specs)
+    return {spec.name if len(specs) > 1 else "": prediction_key(eval_config, spec.name if len(specs) > 1 else "")
+            for spec in specs}
 
 
 class _NotGroupable(Exception):
@@ -210,17 +237,19 @@ def memoized_slice_key_extractor(eval_config: tfma.EvalConfig, materialize: bool
 def custom_extractors(eval_shared_model: Any, eval_config: tfma.EvalConfig,
                       tensor_adapter_config: Any = None) -> list[tfma.extractors.Extractor]:
     """TFMA's default extractors, with :func:`examples_feature_extractor` before the predictions,
-    :func:`kept_features_extractor` before the unbatching, :func:`slice_group_extractor` for the unbatching where
-    :func:`groups_its_turns`, and :func:`memoized_slice_key_extractor` for TFMA's slice key stage (the signature
-    the TFX Evaluator calls)."""
+    :func:`kept_features_extractor` before the unbatching and, where :func:`groups_its_turns`, the metrics' outputs
+    alone and :func:`slice_group_extractor` for the unbatching, and :func:`memoized_slice_key_extractor` for TFMA's
+    slice key stage (the signature the TFX Evaluator calls)."""
     chain = []
     for extractor in tfma.default_extractors(eval_shared_model=eval_shared_model, eval_config=eval_config,
                                              tensor_adapter_config=tensor_adapter_config):
         if extractor.stage_name == predictions_extractor.PREDICTIONS_EXTRACTOR_STAGE_NAME:
             chain.append(examples_feature_extractor())
         if extractor.stage_name == unbatch_extractor.UNBATCH_EXTRACTOR_STAGE_NAME:
-            chain.append(kept_features_extractor((*sliced_features(eval_config), *METRIC_FEATURES)))
-            if groups_its_turns(eval_config):
+            ours = groups_its_turns(eval_config)  # then no metric reads another output
+            chain.append(kept_features_extractor((*sliced_features(eval_config), *METRIC_FEATURES),
+                                                 metric_outputs(eval_config) if ours else None))
+            if ours:
                 extractor = slice_group_extractor(eval_config)
         if extractor.stage_name == slice_key_extractor.SLICE_KEY_EXTRACTOR_STAGE_NAME:
             extractor = memoized_slice_key_extractor(eval_config)

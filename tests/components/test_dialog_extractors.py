@@ -13,6 +13,7 @@ from components.dialog_extractors import (
     _with_examples_feature,
     _with_kept_features,
     groups_its_turns,
+    metric_outputs,
     sliced_features,
 )
 from components.dialog_metrics import DIALOG_ID
@@ -34,6 +35,20 @@ def test_extractors_name_the_examples_and_keep_only_the_slicing_and_metric_featu
     kept = _with_kept_features(named, ("task", "split", "dialog_id"))
     assert set(kept[tfma.FEATURES_KEY]) == {"task", "dialog_id"}
     assert kept[tfma.LABELS_KEY] is extracts[tfma.LABELS_KEY] and "memory" in extracts[tfma.FEATURES_KEY]
+    # Of the model's outputs, the metrics' prediction key alone, when one is named: one model's outputs as TFMA
+    # stores them (no name), and a candidate's and a baseline's (by name).
+    outputs = {"indices": np.array([[1, 2], [3, 4]]), "responses": np.array([[b"x", b"y"], [b"z", b"w"]], dtype=object)}
+    predicted = {**named, tfma.PREDICTIONS_KEY: outputs}
+    assert set(_with_kept_features(predicted, ("task",), {"": "indices"})[tfma.PREDICTIONS_KEY]) == {"indices"}
+    assert set(_with_kept_features(predicted, ("task",))[tfma.PREDICTIONS_KEY]) == {"indices", "responses"}
+    assert set(predicted[tfma.PREDICTIONS_KEY]) == {"indices", "responses"}  # not changed in place
+    both = {**named, tfma.PREDICTIONS_KEY: {"candidate": outputs, "baseline": dict(outputs)}}
+    kept = _with_kept_features(both, ("task",), {"candidate": "indices", "baseline": "indices"})[tfma.PREDICTIONS_KEY]
+    assert {name: set(value) for name, value in kept.items()} == {"candidate": {"indices"}, "baseline": {"indices"}}
+    two = tfma.EvalConfig(model_specs=[tfma.ModelSpec(name="candidate", prediction_key="indices"),
+                                       tfma.ModelSpec(name="baseline", prediction_key="indices", is_baseline=True)])
+    assert metric_outputs(two) == {"candidate": "indices", "baseline": "indices"}
+    assert metric_outputs(tfma.EvalConfig(model_specs=[tfma.ModelSpec(prediction_key="indices")])) == {"": "indices"}
     # The kept features are those the eval config slices by, whatever they are.
     config = tfma.EvalConfig(
         slicing_specs=[tfma.SlicingSpec(), tfma.SlicingSpec(feature_keys=["task", "split"]),
