@@ -18,6 +18,9 @@ profile of `make run`'s three Evaluators (py-spy) found three costs that the met
   ``components.dialog_metrics`` ranks a group's turns on arrays. Only where the metrics are this project's alone
   (no TFMA metric counts extracts as examples) and no confidence interval resamples extracts; otherwise, and for a
   batch whose sliced values are not one per turn, TFMA's per-turn split is used.
+- **A thousand turns a model call.** TFX reads the examples in batches of up to about a thousand; a Movie Dialog
+  model scores each exchange against its ~85k candidates, so a call held several [batch, candidates] arrays at
+  once. The batches are sliced to :data:`MAX_TURNS_PER_CALL` turns first (memory, not metrics).
 - **A failed call per batch.** TFMA calls ``serving_examples`` with the serialized examples as a positional
   argument; a loaded signature binds arguments only by name, so TensorFlow first formats an error message that
   holds the repr of the whole batch, then falls back to the flat signature. Given the examples as a
@@ -46,6 +49,10 @@ METRIC_FEATURES = (DIALOG_ID,)
 EXAMPLES_INPUT = "examples"
 # Distinct combinations of sliced values whose slice keys are kept (task x split x challenge: a few dozen).
 SLICE_KEY_CACHE = 10_000
+# The most turns one model call ranks. TFX reads the examples in batches of up to about a thousand, and a Movie
+# Dialog model scores each exchange against every one of its ~85k candidates before taking the top 100: a
+# thousand at once held several [batch, candidates] arrays (docs/results.md has the peak memory with and without).
+MAX_TURNS_PER_CALL = 128
 
 
 def _with_examples_feature(extracts: tfma.Extracts) -> tfma.Extracts:
@@ -80,6 +87,21 @@ def _with_kept_features(extracts: tfma.Extracts, kept: Iterable[str],
                                      {name: _kept_outputs(value, predictions[name]) if name in predictions else value
                                       for name, value in predicted.items()})
     return out
+
+
+def _split_record_batch(extracts: tfma.Extracts, rows: int) -> list[tfma.Extracts]:
+    """The batch read from the examples as batches of at most ``rows`` turns (Arrow slices: no copy)."""
+    batch = extracts.get(constants.ARROW_RECORD_BATCH_KEY)
+    if batch is None or batch.num_rows <= rows or set(extracts) != {constants.ARROW_RECORD_BATCH_KEY}:
+        return [extracts]
+    return [{constants.ARROW_RECORD_BATCH_KEY: batch.slice(start, rows)} for start in range(0, batch.num_rows, rows)]
+
+
+def split_batches_extractor(rows: int = MAX_TURNS_PER_CALL) -> tfma.extractors.Extractor:
+    """The examples in batches of at most ``rows`` turns from the start of the chain, so that a model call ranks
+    at most that many (:data:`MAX_TURNS_PER_CALL`)."""
+    return tfma.extractors.Extractor(stage_name="SplitBatchesForTheModel",
+                                     ptransform=beam.FlatMap(_split_record_batch, rows=rows))
 
 
 def examples_feature_extractor() -> tfma.extractors.Extractor:
@@ -236,11 +258,12 @@ def memoized_slice_key_extractor(eval_config: tfma.EvalConfig, materialize: bool
 
 def custom_extractors(eval_shared_model: Any, eval_config: tfma.EvalConfig,
                       tensor_adapter_config: Any = None) -> list[tfma.extractors.Extractor]:
-    """TFMA's default extractors, with :func:`examples_feature_extractor` before the predictions,
+    """TFMA's default extractors, after :func:`split_batches_extractor`, with :func:`examples_feature_extractor`
+    before the predictions,
     :func:`kept_features_extractor` before the unbatching and, where :func:`groups_its_turns`, the metrics' outputs
     alone and :func:`slice_group_extractor` for the unbatching, and :func:`memoized_slice_key_extractor` for TFMA's
     slice key stage (the signature the TFX Evaluator calls)."""
-    chain = []
+    chain = [split_batches_extractor()]
     for extractor in tfma.default_extractors(eval_shared_model=eval_shared_model, eval_config=eval_config,
                                              tensor_adapter_config=tensor_adapter_config):
         if extractor.stage_name == predictions_extractor.PREDICTIONS_EXTRACTOR_STAGE_NAME:

@@ -10,6 +10,7 @@ from components.dialog_extractors import (
     EXAMPLES_INPUT,
     MemoizedSliceKeysFn,
     _split_batch,
+    _split_record_batch,
     _with_examples_feature,
     _with_kept_features,
     groups_its_turns,
@@ -164,3 +165,20 @@ def test_groups_of_turns_only_where_nothing_counts_or_resamples_extracts() -> No
     small_slices = eval_config(0.5, 0.1)
     small_slices.options.min_slice_size.value = 5
     assert not any(groups_its_turns(config) for config in (with_intervals, other_metric, small_slices))
+
+
+def test_a_batch_of_examples_reaches_the_model_in_slices_of_at_most_the_cap() -> None:
+    """Every row once, in order, no slice above the cap; a batch within it, or an extract already holding more than
+    the examples, goes on as it is."""
+    import pyarrow as pa
+    from tensorflow_model_analysis import constants
+
+    key = constants.ARROW_RECORD_BATCH_KEY
+    batch = pa.RecordBatch.from_pydict({"turn": list(range(10))})
+    sliced = _split_record_batch({key: batch}, 4)
+    assert [part[key].num_rows for part in sliced] == [4, 4, 2]
+    assert [row for part in sliced for row in part[key].column(0).to_pylist()] == list(range(10))
+    small = {key: batch}
+    assert _split_record_batch(small, 10)[0] is small
+    other = {key: batch, "features": {}}
+    assert _split_record_batch(other, 4) == [other]
