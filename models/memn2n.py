@@ -247,9 +247,16 @@ class MemN2N(keras.Model):
             attention.append(tf.pad(weights, [[0, 0], [0, slots - used]]))
         return state, ops.stack(attention, axis=1)
 
-    def score(self, state: tf.Tensor, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
-        """Logits [B, C] of every candidate against the final controller state."""
-        candidates = embed_bags(self.W, self.candidate_bags, self.gradient)  # [C, d]
+    def candidate_embeddings(self) -> tf.Tensor:
+        """[C, d]: each candidate's bag of output embeddings, as :meth:`score` computes it."""
+        return embed_bags(self.W, self.candidate_bags, self.gradient)
+
+    def score(self, state: tf.Tensor, inputs: dict[str, tf.Tensor], candidates: tf.Tensor | None = None
+              ) -> tf.Tensor:
+        """Logits [B, C] of every candidate against the final controller state (``candidates``: their embeddings
+        computed once, for a model done training: a SavedModel of ~85k candidates holds them rather than
+        recomputing them at every call)."""
+        candidates = self.candidate_embeddings() if candidates is None else candidates  # [C, d]
         logits = ops.matmul(state, ops.transpose(candidates))
         if self.match_type:
             logits = logits + self._match_type_logits(state, inputs)
@@ -271,6 +278,7 @@ class MemN2N(keras.Model):
         state, _ = self.attend(inputs)
         return self.score(state, inputs)
 
-    def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
+    def predict_with_attention(self, inputs: dict[str, tf.Tensor], candidates: tf.Tensor | None = None
+                               ) -> tuple[tf.Tensor, tf.Tensor]:
         state, attention = self.attend(inputs)
-        return self.score(state, inputs), attention
+        return self.score(state, inputs, candidates), attention

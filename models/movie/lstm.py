@@ -65,9 +65,15 @@ class LstmNetwork(keras.Model):
     def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         return self.score(self.encode(inputs["tokens"]))
 
-    def score(self, state: tf.Tensor) -> tf.Tensor:
-        """Logits [B, C] of every candidate against the encoded messages [B, d]."""
-        return ops.matmul(state, ops.transpose(embed_bags(self.W, self.candidate_bags, self.gradient)))
+    def candidate_embeddings(self) -> tf.Tensor:
+        """[C, d]: each candidate's bag of output embeddings, as :meth:`score` computes it."""
+        return embed_bags(self.W, self.candidate_bags, self.gradient)
+
+    def score(self, state: tf.Tensor, candidates: tf.Tensor | None = None) -> tf.Tensor:
+        """Logits [B, C] of every candidate against the encoded messages [B, d] (``candidates``: their embeddings
+        computed once, as :meth:`models.memn2n.MemN2N.score` takes them)."""
+        candidates = self.candidate_embeddings() if candidates is None else candidates
+        return ops.matmul(state, ops.transpose(candidates))
 
 
 class MovieLstm:

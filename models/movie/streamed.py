@@ -329,9 +329,10 @@ class SampledLstm(SampledSoftmax, LstmNetwork):
             return self.score(state)
         return self.sampled_logits(state, inputs)
 
-    def predict_with_attention(self, inputs: dict[str, tf.Tensor]) -> tuple[tf.Tensor, tf.Tensor]:
+    def predict_with_attention(self, inputs: dict[str, tf.Tensor], candidates: tf.Tensor | None = None
+                               ) -> tuple[tf.Tensor, tf.Tensor]:
         batch, slots = tf.shape(inputs["memory"])[0], tf.shape(inputs["memory"])[1]
-        return self.score(self.encode(inputs["tokens"])), tf.zeros(tf.stack([batch, 0, slots]))
+        return self.score(self.encode(inputs["tokens"]), candidates), tf.zeros(tf.stack([batch, 0, slots]))
 
 
 class HitsOnDev(keras.callbacks.Callback):
@@ -568,6 +569,10 @@ class MovieServingModule(tf.Module):
         super().__init__()
         self.features = parts.features
         hold_models(self, model=model)
+        # Every candidate's embeddings, computed once: the model is done training, and each call (a turn served, a
+        # batch the Evaluator ranks) computed all ~85k of them again.
+        self.candidate_embeddings = tf.Variable(model.candidate_embeddings(), trainable=False,
+                                                name="candidate_embeddings")
         self.responses = tf.constant(parts.candidates.texts)
         self.top_k = min(top_k, len(parts.candidates.texts))
         spec = json.loads(parts.spec.to_json())
@@ -584,7 +589,7 @@ class MovieServingModule(tf.Module):
             features, slots = self.features.with_memory_slots(history, query)
         else:
             features = self.features(history, query)
-        logits, attention = self.model.predict_with_attention(features)
+        logits, attention = self.model.predict_with_attention(features, self.candidate_embeddings)
         indices = ranked_within(logits, span, self.top_k)
         ranked = {"responses": tf.gather(self.responses, indices), "scores": tf.gather(logits, indices, batch_dims=1),
                   "indices": indices, "attention": attention}
