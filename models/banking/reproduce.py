@@ -149,8 +149,7 @@ def _answer_in_worker(files: TaskFiles, name: str, epochs: int | None, directory
     return _answer(name, task, tests, seed, epochs, directory)
 
 
-def _seed_tables(tests: Sequence[LabelledExample], answered: Sequence[_Answered]
-                 ) -> SeedRun:
+def _seed_tables(tests: Sequence[LabelledExample], answered: Sequence[_Answered]) -> SeedRun:
     """One seed's Tables 8-9, turns, seconds and notes from its methods' answers (in the methods' order)."""
     table8, table9, turns = score({a.column: a.answers for a in answered}, tests)
     for a in answered:
