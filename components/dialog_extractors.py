@@ -18,9 +18,9 @@ profile of `make run`'s three Evaluators (py-spy) found three costs that the met
   ``components.dialog_metrics`` ranks a group's turns on arrays. Only where the metrics are this project's alone
   (no TFMA metric counts extracts as examples) and no confidence interval resamples extracts; otherwise, and for a
   batch whose sliced values are not one per turn, TFMA's per-turn split is used.
-- **A thousand turns a model call.** TFX reads the examples in batches of up to about a thousand; a Movie Dialog
-  model scores each exchange against its ~85k candidates, so a call held several [batch, candidates] arrays at
-  once. The batches are sliced to :data:`MAX_TURNS_PER_CALL` turns first (memory, not metrics).
+- **Large model calls.** TFX reads the examples in large batches, and a Movie Dialog model scores each exchange
+  against every candidate (every entity of its world), so a call held several [batch, candidates] arrays at once.
+  The batches are sliced to :data:`MAX_TURNS_PER_CALL` turns first (memory, not metrics).
 - **A failed call per batch.** TFMA calls ``serving_examples`` with the serialized examples as a positional
   argument; a loaded signature binds arguments only by name, so TensorFlow first formats an error message that
   holds the repr of the whole batch, then falls back to the flat signature. Given the examples as a
@@ -49,9 +49,9 @@ METRIC_FEATURES = (DIALOG_ID,)
 EXAMPLES_INPUT = "examples"
 # Distinct combinations of sliced values whose slice keys are kept (task x split x challenge: a few dozen).
 SLICE_KEY_CACHE = 10_000
-# The most turns one model call ranks. TFX reads the examples in batches of up to about a thousand, and a Movie
-# Dialog model scores each exchange against every one of its ~85k candidates before taking the top 100: a
-# thousand at once held several [batch, candidates] arrays (docs/results.md has the peak memory with and without).
+# The most turns one model call ranks. TFX reads the examples in large batches, and a Movie Dialog model scores
+# each exchange against every one of its candidates before taking its top k: a whole batch at once held several
+# [batch, candidates] arrays (docs/results.md has the peak memory with and without).
 MAX_TURNS_PER_CALL = 128
 
 
@@ -113,8 +113,8 @@ def examples_feature_extractor() -> tfma.extractors.Extractor:
 def kept_features_extractor(kept: Iterable[str], predictions: Mapping[str, str] | None = None
                             ) -> tfma.extractors.Extractor:
     """Only the ``kept`` features from here on (the predictions and labels are extracted already) and, given each
-    model's output the metrics read (``predictions``), only that output: the others (a Movie Dialog model's 100
-    responses an exchange as strings, the attention) would be split and carried to the metrics for nothing."""
+    model's output the metrics read (``predictions``), only that output: the others (a Movie Dialog model's ranked
+    responses as strings, the attention) would be split and carried to the metrics for nothing."""
     return tfma.extractors.Extractor(stage_name="KeepSliceAndMetricFeatures",
                                      ptransform=beam.Map(_with_kept_features, kept=tuple(kept),
                                                          predictions=dict(predictions or {})))
@@ -124,8 +124,8 @@ def metric_outputs(eval_config: tfma.EvalConfig) -> dict[str, str]:
     """Each model's output the metrics read (its spec's prediction key), by model name ("" for a single model):
     the candidate's and, once a model is blessed, the baseline's the TFX Evaluator adds beside it."""
     specs = list(eval_config.model_specs)
-    return {spec.name if len(specs) > 1 else "": prediction_key(eval_config, spec.name if len(specs) > 1 else "")
-            for spec in specs}
+    names = [spec.name for spec in specs] if len(specs) > 1 else [""] * len(specs)
+    return {name: prediction_key(eval_config, name) for name in names}
 
 
 class _NotGroupable(Exception):

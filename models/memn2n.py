@@ -254,7 +254,7 @@ class MemN2N(keras.Model):
     def score(self, state: tf.Tensor, inputs: dict[str, tf.Tensor], candidates: tf.Tensor | None = None
               ) -> tf.Tensor:
         """Logits [B, C] of every candidate against the final controller state (``candidates``: their embeddings
-        computed once, for a model done training: a SavedModel of ~85k candidates holds them rather than
+        computed once, for a model done training: a SavedModel of many candidates holds them rather than
         recomputing them at every call)."""
         candidates = self.candidate_embeddings() if candidates is None else candidates  # [C, d]
         logits = ops.matmul(state, ops.transpose(candidates))

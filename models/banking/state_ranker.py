@@ -158,10 +158,10 @@ class StateFeatures(tf.Module):
 
     A candidate's features are those of its values, its slot types and its category. In one example few values are
     said, checked or answered: a candidate none of whose values has a fact (no flag, no result) has the value
-    features of every such candidate, and its row is its group's (its slot types and category; 18 groups on the
-    default corpus). :meth:`candidate_rows` gives a row per group and one per candidate holding a value with a fact
-    (about four rows in ten on the development sets: a value with a fact is held by many calls' candidates), and the
-    scorer's filling term runs on those alone; :meth:`candidate_features` is the same matrix written out whole for
+    features of every such candidate, and its row is its group's (its slot types and category).
+    :meth:`candidate_rows` gives a row per group and one per candidate holding a value with a fact (a value with a
+    fact is held by many calls' candidates, so these are not few: docs/results.md counts them), and the scorer's
+    filling term runs on those alone; :meth:`candidate_features` is the same matrix written out whole for
     every candidate, the definition the compact rows are tested against (:func:`candidate_matrix`)."""
 
     def __init__(self, lexicon: SlotLexicon, candidates: Sequence[str], words: Sequence[str],
@@ -482,7 +482,7 @@ class StateScorer(keras.Model):
     def _filling(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         """[B, C]: the filling term of every candidate, computed on the compact rows (each group's, then those of
         the candidates with a fact) and spread to the candidates: the same scores as the network over every
-        candidate's row, at the cost of the rows that differ (about four in ten on the development sets)."""
+        candidate's row, at the cost of the rows that differ alone."""
         def fill(rows: tf.Tensor) -> tf.Tensor:
             return self.filler_out(self.filler_hidden(rows))[..., 0]
 

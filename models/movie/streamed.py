@@ -570,7 +570,7 @@ class MovieServingModule(tf.Module):
         self.features = parts.features
         hold_models(self, model=model)
         # Every candidate's embeddings, computed once: the model is done training, and each call (a turn served, a
-        # batch the Evaluator ranks) computed all ~85k of them again.
+        # batch the Evaluator ranks) computed all of them again (every entity of the world, and the replies).
         self.candidate_embeddings = tf.Variable(model.candidate_embeddings(), trainable=False,
                                                 name="candidate_embeddings")
         self.responses = tf.constant(parts.candidates.texts)

@@ -64,9 +64,9 @@ def test_a_variant_of_the_embeddings_that_diverges_is_not_chosen(data, tmp_path,
     def one_diverges(entities, trn, dev, config, *args, **kwargs):
         if config.shared_embeddings:
             raise TrainingDiverged("training diverged: the loss became nan in epoch 4; lower the learning rate")
-        # The other trains for real, at a rate far below the method's 0.01: this model's first epoch on these 40
-        # examples can diverge even at 0.001, depending on the process's string hash seed (PYTHONHASHSEED), and what
-        # this test checks is the choice around a diverged variant, not those numerics (the commit message has it).
+        # The other trains for real, at a rate far below the method's: at rates near it, this model's first epoch
+        # on these examples can diverge, depending on the process's string hash seed (PYTHONHASHSEED), and what this
+        # test checks is the choice around a diverged variant, not those numerics (docs/results.md has the case).
         return fit(entities, trn[:40], dev[:20], replace(config, epochs=1, learning_rate=1e-5), *args, **kwargs)
 
     monkeypatch.setattr(movie_methods.MovieRanker, "fit", one_diverges)
