@@ -4,7 +4,6 @@ ranker, n/a where it has nothing to offer."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import pytest
 
@@ -59,19 +58,26 @@ def test_a_variant_of_the_embeddings_that_diverges_is_not_chosen(data, tmp_path,
     from models.movie import methods as movie_methods
     from models.training import TrainingDiverged
 
-    fit = movie_methods.MovieRanker.fit
+    class FixedOrder:
+        """The variant that trained: a ranker in the candidates' own order, so that what is checked is the choice
+        around the diverged variant, not a training's numerics (a real fit of this variant reached a NaN loss
+        at random in the suite; docs/results.md has the case)."""
+
+        def __init__(self, candidates: list[str]) -> None:
+            self.candidates, self.summary = candidates, {"best_epoch": 1}
+
+        def order(self, examples):
+            return [range(len(self.candidates))] * len(examples)
 
     def one_diverges(entities, trn, dev, config, *args, **kwargs):
         if config.shared_embeddings:
             raise TrainingDiverged("training diverged: the loss became nan in epoch 4; lower the learning rate")
-        # The other trains for real, at a rate far below the method's: at rates near it, this model's first epoch
-        # on these examples can diverge, depending on the process's string hash seed (PYTHONHASHSEED), and what this
-        # test checks is the choice around a diverged variant, not those numerics (docs/results.md has the case).
-        return fit(entities, trn[:40], dev[:20], replace(config, epochs=1, learning_rate=1e-5), *args, **kwargs)
+        return FixedOrder(sorted(data.candidates("dev")))
 
     monkeypatch.setattr(movie_methods.MovieRanker, "fit", one_diverges)
     fitted = methods.get("movie_embeddings", paper="movie").fit(MovieTask(data, (1,)), tmp_path, Settings())
     assert "two dictionaries" in fitted.note and "one training diverged: the loss became nan in epoch 4" in fitted.note
+    assert isinstance(fitted.ranker, FixedOrder)
 
     def both_diverge(*args, **kwargs):
         raise TrainingDiverged("training diverged: the loss became nan in epoch 2; lower the learning rate")
