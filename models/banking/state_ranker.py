@@ -37,9 +37,7 @@ normalisation with it), ``beside_call`` (a pending value said in the user turn t
 call: the caller gave it with the value just checked, and a bot checks it next, where a value said before another
 turn's check waits to be asked for again; a value's fact and its slot type's) and ``goal`` (a slot type missing from
 the goal: every goal learned from training's dialogs that takes all the slot types given so far takes it, and it
-has no value yet; a slot type's fact, and how many there are in the state counts), and ``subwords`` (the character
-n-grams of the user's words that training's words have, in the query's and the history's bags beside the words: an
-unseen wording, "nope" for "no", reads as its known parts where its word adds nothing). Training leaves each word of the
+has no value yet; a slot type's fact, and how many there are in the state counts). Training leaves each word of the
 user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in
 TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way; training
 computes each example's facts once, not once per step.
@@ -64,22 +62,11 @@ from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
-                  "beside_call", "goal", "subwords")
+                  "beside_call", "goal")
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
 EVAL_BATCH = 32  # every candidate's features per example: small batches stay in cache (state_ranker_speed.py)
-GRAM = 3  # the width of the subwords: a word's character n-grams, its boundaries marked ("<no", "nop", "ope", "pe>")
-GRAM_MARK = "#"  # a subword's entry in the vocabulary: never a word of the corpus (a word is split at spaces)
-
-
-def subwords(word: str) -> list[str]:
-    """The vocabulary entries of ``word``'s character n-grams, as :meth:`StateFeatures.gram_ids` makes them; none
-    for an entity type (``<amount>``), whose word is the type."""
-    if word.startswith("<"):
-        return []
-    marked = f"<{word}>"
-    return [GRAM_MARK + marked[i:i + GRAM] for i in range(len(marked) - GRAM + 1)]
 
 
 @dataclass(frozen=True)
@@ -323,29 +310,14 @@ class StateFeatures(tf.Module):
             last_line = tf.zeros_like(last_line)
         if "state_counts" in self.removed:
             state_counts = tf.zeros_like(state_counts)
-        query_text = self.delexicalise(query).to_tensor(default_value="")
-        query_words = self.word_index.lookup(query_text)
+        query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
         # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
         earlier = (is_user & (index < query_line))[:, :, tf.newaxis] & tf.equal(self.type_words.lookup(words), "")
         history = tf.reshape(tf.where(earlier, self.word_index.lookup(words), 0), [batch, -1])
-        if "subwords" not in self.removed:
-            query_words = tf.concat([query_words, self.gram_ids(query_text)], axis=1)
-            history = tf.concat([history, self.gram_ids(tf.reshape(tf.where(earlier, words, ""), [batch, -1]))],
-                                axis=1)
         if "history" in self.removed:
             history = tf.zeros_like(history)
         return {"query_words": query_words, "history_words": history, "last_line": last_line,
                 "state_counts": state_counts, "value_features": value_features, "type_features": type_features}
-
-    def gram_ids(self, words: tf.Tensor) -> tf.Tensor:
-        """[B, N] words ("" padding) -> [B, N * grams] the ids of their subwords (:func:`subwords`) that training's
-        words have, 0 for the others: a word training never showed ("nope") still says what its known parts say
-        ("<no"), where its own id adds nothing."""
-        words = tf.where(tf.strings.regex_full_match(words, "<.*"), "", words)  # an entity type has no subwords
-        chars = tf.strings.unicode_split(tf.strings.join(["<", words, ">"]), "UTF-8")
-        grams = tf.strings.ngrams(chars, GRAM, separator="")  # [B, N, (grams)]; none for padding ("<>")
-        ids = grams.with_flat_values(self.word_index.lookup(tf.strings.join([GRAM_MARK, grams.flat_values])))
-        return ids.merge_dims(1, 2).to_tensor(default_value=0)
 
     def _missing(self, given: tf.Tensor) -> tf.Tensor:
         """[B, T] slot types given a value (pending or answered) -> those the goal still needs: the types that
@@ -609,8 +581,6 @@ def build_state_ranker(trn: Sequence[TurnExample], candidates: Sequence[str], co
     training fits and what a benchmark of the scorer's cost builds."""
     lexicon = SlotLexicon.learn(trn)
     words = sorted({w for e in trn for w in lexicon.template(e.query).split(" ")})
-    if "subwords" not in config.removed:
-        words += sorted({gram for word in words for gram in subwords(word)})
     features = StateFeatures(lexicon, candidates, words, config.removed)
     scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
                          len(features.acts), features.act_of.numpy().tolist(), features.template_acts,

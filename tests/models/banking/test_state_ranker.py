@@ -22,7 +22,6 @@ from models.banking.state_ranker import (
     cached_facts,
     candidate_matrix,
     scorer_inputs,
-    subwords,
     train_state_ranker,
     within_acts,
 )
@@ -71,30 +70,10 @@ def test_pending_values_and_the_slot_state_come_from_the_dialogs_own_calls_and_r
     request = CANDIDATES.index("which account would you like to use ?")
     type_kinds = candidate[request, flags + len(kinds) + TYPE_FLAGS:flags + 2 * len(kinds) + TYPE_FLAGS]
     assert type_kinds[kinds.index("R_status valid")] == 1 and candidate[request, -3:].tolist() == [0, 1, 0]
-    query = out["query_words"]  # "yes , to <partner>": the query delexicalised (no subword is in the vocabulary)
-    assert query[query > 0].tolist() == [1, 2, 3, 4]
+    assert out["query_words"].tolist() == [1, 2, 3, 4]  # "yes , to <partner>": the query delexicalised
     assert out["last_line"][-3:].tolist() == [1, 0, 0]  # the user spoke
     history = out["history_words"]
     assert history[history > 0].tolist() == [3]  # "to" (send money to): earlier words, not entities (anna)
-
-
-def test_an_unseen_word_reads_as_the_subwords_training_has_and_an_entity_has_none() -> None:
-    """"nope" was never said in training, "no" was: the query's bag holds the "<no" training's words have, not the
-    word; the earlier turn's "yes" holds its own subwords; the partner (an entity, then its type) none. Without the
-    group, the words alone."""
-    words = ["no", "yes", "<partner>"]
-    vocabulary = sorted({*words, *(g for w in words for g in subwords(w))})
-    lexicon = SlotLexicon.learn(_examples())
-    ids = {word: i for i, word in enumerate(["", *vocabulary])}
-    for removed, query_expected, history_expected in (
-            ((), {"<partner>", "#<no"}, {"yes", "#<ye", "#yes", "#es>"}),
-            (("subwords",), {"<partner>"}, {"yes"})):
-        features = StateFeatures(lexicon, CANDIDATES, vocabulary, removed)
-        out = features.facts(tf.constant([["yes anna", "who ?"]]), tf.constant([["user", "bot"]]),
-                             tf.constant(["nope megan"]))
-        names = {i: w for w, i in ids.items()}
-        assert {names[i] for i in out["query_words"].numpy()[0] if i} == query_expected, removed
-        assert {names[i] for i in out["history_words"].numpy()[0] if i} == history_expected, removed
 
 
 def test_a_value_said_with_the_checked_one_is_beside_the_call_and_one_said_before_another_check_is_not() -> None:
