@@ -7,7 +7,9 @@ module counts, on ``trn`` and ``dev`` alone (``trn`` by the bot's wording style,
 which context each decision follows, and which decision each context is followed by: what a model must read to
 make the decision the way a different dialog manager does; and how far one fact of the state HCN reads
 (``models.babi.dialog_state``: whether some KB entry has the state's slot values) decides a no match, whatever
-the bot's style. For analysis only: no model reads this module.
+the bot's style; and, for each held-out split (a held-out wording style, ``dev``), how many of its gold answers
+no training turn says (:func:`unseen_golds`), beside the maintainers' count on the test. For analysis only: no
+model reads this module.
 
     python -m models.babi.decisions DIR [--doc docs/babi.md]   # DIR holds task 6's trn and dev
 """
@@ -21,10 +23,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from data.corpus import Dialog, KBResult, Turn
-from models.babi.answer_kinds import answer_kind
+from models.babi.answer_kinds import KINDS, answer_kind
 from models.babi.dialog_state import DialogStateTracker, StateSpec
 from models.babi.template.lexicon import EntityLexicon
-from models.examples import TaskData, dialogs_examples
+from models.examples import TaskData, TurnExample, dialogs_examples
 
 NO_RESULT = "api_call no result"
 # The user's act, read from the words of the utterance, first match wins ("inform": anything else). Coarse, as the
@@ -177,7 +179,35 @@ def format_markdown(counted: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
+def unseen_golds(training: Iterable[TurnExample], held: Iterable[TurnExample]) -> dict[str, tuple[int, int]]:
+    """Per answer kind (and ``all``): how many of ``held``'s turns have a gold answer that no turn of ``training``
+    has, and how many turns there are. A ranker learns the training golds: an unseen one is a wording it was never
+    taught to say, whatever it decides."""
+    seen = {example.answer for example in training}
+    counted: dict[str, list[int]] = {}
+    for example in held:
+        for key in (answer_kind(example.answer), "all"):
+            unseen, total = counted.setdefault(key, [0, 0])
+            counted[key] = [unseen + (example.answer not in seen), total + 1]
+    return {key: (unseen, total) for key, (unseen, total) in counted.items()}
+
+
+def format_unseen(columns: Sequence[tuple[str, dict[str, tuple[int, int]]]], test: dict[str, float]) -> str:
+    """The unseen golds by kind as docs/babi.md shows them: a column per held-out split (% of the kind's turns, and
+    how many turns), then the held-back test's shares (``test``, the maintainers' count)."""
+    kinds = [k for k in (*KINDS, "all") if any(k in counted for _, counted in columns) or k in test]
+    lines = ["| kind | " + " | ".join(name for name, _ in columns) + " | held-back test (maintainers) |",
+             "| --- |" + " --- |" * (len(columns) + 1)]
+    for kind in kinds:
+        cells = [f"{_percent(*counted[kind])} (of {counted[kind][1]})" if kind in counted else "-"
+                 for _, counted in columns]
+        cells.append(f"{test[kind]:.1f}" if kind in test else "-")
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 START, END = "<!-- TASK 6 DECISIONS -->", "<!-- /TASK 6 DECISIONS -->"
+UNSEEN_START, UNSEEN_END = "<!-- TASK 6 UNSEEN GOLDS -->", "<!-- /TASK 6 UNSEEN GOLDS -->"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -186,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     import argparse
 
     from data.layout import discover
-    from models.babi.folds import bot_styles
+    from models.babi.folds import bot_runs, bot_styles
+    from models.babi.paper import HELD_BACK_TASK6_UNSEEN
     from models.doc_blocks import write_block
 
     parser = argparse.ArgumentParser(prog="python -m models.babi.decisions", description=main.__doc__)
@@ -199,10 +230,21 @@ def main(argv: Sequence[str] | None = None) -> None:
                in groups(trn, dev, bot_styles(task), kb_matches(trn, task), kb_matches(dev, task))]
     for group in counted:
         print(json.dumps(group))
+    # Each held-out split beside what it is trained on: a (new bot) run's held-out style against the other styles
+    # (its trn and dev), and dev against trn.
+    unseen = [(run.name, unseen_golds([*run.task.split("trn"), *run.task.split("dev")], run.task.split("tst")))
+              for run in bot_runs(task)]
+    unseen.append(("dev (against trn)", unseen_golds(task.split("trn"), task.split("dev"))))
+    print(json.dumps({"unseen_golds": dict(unseen)}))
     if args.doc:
         source = ("Counted by `python -m models.babi.decisions DIR --doc docs/babi.md` on the public task 6 `trn` and "
                   "`dev` (percentages of each group's bot turns, then of each decision's turns).")
         write_block(args.doc, START, END, format_markdown(counted) + "\n\n" + source)
+        source = ("Counted by the same command: % of each kind's turns whose gold answer no training turn of the "
+                  "split has (the turns counted in parentheses); the test's column is the maintainers' count against "
+                  "`trn` and `dev` (`models/babi/paper.py`).")
+        write_block(args.doc, UNSEEN_START, UNSEEN_END,
+                    format_unseen(unseen, HELD_BACK_TASK6_UNSEEN) + "\n\n" + source)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from data.babi_format import parse_dialogs
 from data.facts import dialog_facts
-from models.babi.decisions import Context, count, format_markdown, kb_matches, turns, user_act
+from models.babi.decisions import (
+    Context,
+    count,
+    format_markdown,
+    format_unseen,
+    kb_matches,
+    turns,
+    unseen_golds,
+    user_act,
+)
 from models.examples import TaskData, dialogs_examples
 
 DIALOG = """1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?
@@ -64,3 +73,17 @@ def test_the_kb_match_is_the_trackers_state_against_the_training_kb() -> None:
     examples = dialogs_examples(dialogs, 6, "trn")
     task = TaskData.of_examples(examples, examples, [], dialog_facts(dialogs))
     assert kb_matches(dialogs, task) == [True, False, True, True, True, True]
+
+
+def test_unseen_golds_are_the_held_turns_whose_gold_no_training_turn_has() -> None:
+    (dialog,) = parse_dialogs(DIALOG, "t.txt").dialogs
+    held = dialogs_examples([dialog], 6, "tst")
+    training = [e for e in held if e.turn in (0, 1, 3)]  # the greeting, the first no match and the first call
+    counted = unseen_golds(training, held)
+    # Unseen: the confirmation, the second no match, the second call, the offer and the goodbye.
+    assert counted == {"greeting_goodbye": (1, 2), "no_match": (1, 2), "confirmation": (1, 1), "api_call": (1, 2),
+                       "offer": (1, 1), "all": (5, 8)}
+    table = format_unseen([("held", counted)], {"offer": 6.7, "all": 17.7}).splitlines()
+    assert table[0] == "| kind | held | held-back test (maintainers) |"
+    assert "| offer | 100.0 (of 1) | 6.7 |" in table and "| all | 62.5 (of 8) | 17.7 |" in table
+    assert "| contact | - | - |" not in table  # a kind neither side has is left out
