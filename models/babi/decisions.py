@@ -184,12 +184,12 @@ def unseen_golds(training: Iterable[TurnExample], held: Iterable[TurnExample]) -
     has, and how many turns there are. A ranker learns the training golds: an unseen one is a wording it was never
     taught to say, whatever it decides."""
     seen = {example.answer for example in training}
-    counted: dict[str, list[int]] = {}
+    unseen, total = Counter(), Counter()
     for example in held:
         for key in (answer_kind(example.answer), "all"):
-            unseen, total = counted.setdefault(key, [0, 0])
-            counted[key] = [unseen + (example.answer not in seen), total + 1]
-    return {key: (unseen, total) for key, (unseen, total) in counted.items()}
+            total[key] += 1
+            unseen[key] += example.answer not in seen
+    return {key: (unseen[key], total[key]) for key in total}
 
 
 def format_unseen(columns: Sequence[tuple[str, dict[str, tuple[int, int]]]], test: dict[str, float]) -> str:
