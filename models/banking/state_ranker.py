@@ -35,12 +35,14 @@ dialog's progress without naming a slot) and ``dialog_state`` (each slot type's 
 turn, its latest result), the act and template terms' inputs, ``act_term`` (the act term, its within-act
 normalisation with it), ``beside_call`` (a pending value said in the user turn that gave a value of the last API
 call: the caller gave it with the value just checked, and a bot checks it next, where a value said before another
-turn's check waits to be asked for again; a value's fact and its slot type's) and ``goal`` (a slot type missing from
+turn's check waits to be asked for again; a value's fact and its slot type's), ``goal`` (a slot type missing from
 the goal: every goal learned from training's dialogs that takes all the slot types given so far takes it, and it
-has no value yet; a slot type's fact, and how many there are in the state counts). Training leaves each word of the
-user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in
-TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way; training
-computes each example's facts once, not once per step.
+has no value yet; a slot type's fact, and how many there are in the state counts) and ``act_mask`` (at ranking, an
+act training's bots never took in the example's situation goes after those they took: whether a value waits beside
+the last call, whether the last user turn gave a pending value, what the last line was; :func:`learn_act_mask`).
+Training leaves each word of the user's turns out at a rate (``word_dropout``), so that no flow rests on one
+wording. The featurisation runs in TensorFlow ops inside the exported SavedModel, so training, the tables and TF
+Serving score the same way; training computes each example's facts once, not once per step.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
-                  "beside_call", "goal")
+                  "beside_call", "goal", "act_mask")
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
@@ -334,6 +336,19 @@ class StateFeatures(tf.Module):
                                                                                               keepdims=True)
         return needed & ~given
 
+    @property
+    def situations(self) -> int:
+        return 4 * (self.kind_count + 3)
+
+    def situation(self, facts: dict[str, tf.Tensor]) -> tf.Tensor:
+        """[B] int32: the situation the act mask is keyed on (:func:`learn_act_mask`): whether some value waits
+        beside the last call, whether the last user turn gave a pending value, and what the last line was."""
+        values = tf.cast(facts["value_features"], tf.int32)
+        beside = tf.reduce_any(values[:, :, 4] > 0, axis=1)
+        fresh = tf.reduce_any((values[:, :, 0] > 0) & (values[:, :, 1] > 0), axis=1)
+        last = tf.argmax(tf.cast(facts["last_line"], tf.float32), axis=1, output_type=tf.int32)
+        return (tf.cast(beside, tf.int32) * 2 + tf.cast(fresh, tf.int32)) * (self.kind_count + 3) + last
+
     def _set_facts(self, type_features: tf.Tensor) -> tf.Tensor:
         """[B, sets, TYPE_FLAGS + K]: the mean facts of each distinct set of a candidate's slot types (zero when
         ``slot_state`` is removed)."""
@@ -424,6 +439,31 @@ def scorer_inputs(features: StateFeatures, facts: dict[str, tf.Tensor]) -> dict[
     return inputs
 
 
+def learn_act_mask(features: StateFeatures, facts: dict[str, np.ndarray], answers: np.ndarray) -> np.ndarray:
+    """[situations, acts] bool: the acts training's bots took in each situation (:meth:`StateFeatures.situation`);
+    every act in a situation training never showed, and everywhere when ``act_mask`` is removed. Learned as Hybrid
+    Code Networks' action mask is written by hand: training never asks for a slot while a value the user gave
+    beside the last check waits to be checked, and no learned weight can rank that case, as no training turn holds
+    both a value waiting and a slot missing after a check (new API, audit more: docs/banking.md)."""
+    allowed = np.ones((features.situations, len(features.acts)), bool)
+    if "act_mask" in features.removed or not len(answers):
+        return allowed
+    situation = features.situation({key: tf.constant(facts[key]) for key in ("value_features", "last_line")}).numpy()
+    acts = features.act_of.numpy()[answers]
+    seen = np.zeros_like(allowed)
+    seen[situation, acts] = True
+    shown = seen.any(axis=1)
+    allowed[shown] = seen[shown]
+    return allowed
+
+
+def masked(features: StateFeatures, allowed: tf.Tensor, facts: dict[str, tf.Tensor], logits: tf.Tensor) -> tf.Tensor:
+    """``logits`` [B, C] with every candidate whose act the mask (:func:`learn_act_mask`) does not allow in the
+    example's situation put after the allowed ones (their order among themselves kept)."""
+    allow = tf.gather(tf.gather(allowed, features.situation(facts)), features.act_of, axis=1)
+    return tf.where(allow, logits, logits - 1e4)
+
+
 def candidate_matrix(features: StateFeatures, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
     """[B, C, F]: the compact candidate rows of ``inputs`` written out for every candidate (each group's row, then
     the rows of the candidates with a fact), which :meth:`StateFeatures.candidate_features` defines."""
@@ -495,16 +535,19 @@ class StateServingModule(DialogServingModule):
     attention: the state is tracked, not attended to)."""
 
     def __init__(self, features: StateFeatures, scorer: StateScorer, candidates: Sequence[str], spec_json: str,
-                 top_k: int = 10) -> None:
+                 top_k: int = 10, allowed: np.ndarray | None = None) -> None:
         tf.Module.__init__(self)
         self.features = features
+        self.allowed = tf.constant(np.ones((features.situations, len(features.acts)), bool) if allowed is None
+                                   else allowed)
         hold_models(self, model=scorer)
         self.candidates = tf.constant(list(candidates))
         self.top_k = min(top_k, len(candidates))
         self._spec_json = spec_json
 
     def rank(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
-        logits = self.model(self.features(memory, memory_speaker, query))
+        facts = self.features.facts(memory, memory_speaker, query)
+        logits = masked(self.features, self.allowed, facts, self.model(scorer_inputs(self.features, facts)))
         top = tf.math.top_k(logits, k=self.top_k)
         attention = tf.zeros([tf.shape(memory)[0], 1, tf.shape(memory)[1]])
         return {"responses": tf.gather(self.candidates, top.indices), "scores": top.values, "indices": top.indices,
@@ -605,6 +648,8 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     dev_answers = np.array([index[e.answer] for e in dev])
     compute = traced_facts(features)
     trn_facts, dev_facts = cached_facts(features, trn, compute=compute), cached_facts(features, dev, compute=compute)
+    allowed = learn_act_mask(features, trn_facts, trn_answers)
+    allowed_tensor = tf.constant(allowed)
     challenges = task.examples.get(DEV_CHALLENGES, [])
     challenge_answers = np.array([index[e.answer] for e in challenges])
     challenge_batches = list(_fact_batches(cached_facts(features, challenges, compute=compute), challenge_answers,
@@ -619,7 +664,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
 
     @tf.function(autograph=False, input_signature=signature)
     def correct(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
-        logits = scorer(scorer_inputs(features, facts))
+        logits = masked(features, allowed_tensor, facts, scorer(scorer_inputs(features, facts)))
         return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))
 
     rng = np.random.default_rng(config.seed)
@@ -645,12 +690,13 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     scorer.set_weights(best_weights)
     spec = json.dumps({"model": "state_ranker", "lexicon": json.loads(lexicon.to_json()), "words": words,
                        "removed": list(config.removed)})
-    export(StateServingModule(features, scorer, candidates, spec, top_k), out)
+    export(StateServingModule(features, scorer, candidates, spec, top_k, allowed), out)
     chosen = history[best_epoch - 1]
     return {"best_epoch": best_epoch, "epochs_run": len(history), "dev_per_response_accuracy": chosen["dev"],
             "chosen_on": "dev" if not challenges else f"dev and {DEV_CHALLENGES}",
             **({f"{DEV_CHALLENGES}_per_response_accuracy": chosen[DEV_CHALLENGES]} if challenges else {}),
             "history": history, "templates": len(features.templates), "slot_types": list(lexicon.slot_types),
+            "masked_situations": int((~allowed).any(axis=1).sum()),
             "train_seconds": round(time.perf_counter() - started, 1),
             "config": {"epochs": config.epochs, "patience": config.patience, "learning_rate": config.learning_rate,
                        "batch_size": config.batch_size, "dim": config.dim, "word_dropout": config.word_dropout,

@@ -21,8 +21,8 @@ from pipeline.cli.options import CorpusDirectory, OutputPath, TaskList, corpus_p
                    "template_memn2n-no_best_not_offered, -no_rating_rank, -no_attribute_of_on_offer, "
                    "-no_policy_features, -no_dialog_state, -no_call_action, -memn2n_filling). Tables 8-9 always "
                    "run smn, mmn and state_ranker; state_ranker-no_value_state, -no_slot_state, -no_history, "
-                   "-no_last_line, -no_state_counts, -no_dialog_state, -no_act_term, -no_beside_call add "
-                   "columns. Table 6 (a Movie Dialog corpus): the rows named among "
+                   "-no_last_line, -no_state_counts, -no_dialog_state, -no_act_term, -no_beside_call, -no_goal, "
+                   "-no_act_mask add columns. Table 6 (a Movie Dialog corpus): the rows named among "
                    "movie_qa, movie_svd, movie_ir, movie_lstm, movie_embeddings, movie_memn2n, "
                    "movie_joint_embeddings, movie_joint_memn2n (default: every row).")
 @click.option("--tasks", type=TaskList(), default="",

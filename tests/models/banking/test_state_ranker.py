@@ -21,6 +21,8 @@ from models.banking.state_ranker import (
     build_state_ranker,
     cached_facts,
     candidate_matrix,
+    learn_act_mask,
+    masked,
     scorer_inputs,
     train_state_ranker,
     within_acts,
@@ -98,6 +100,39 @@ def test_a_value_said_with_the_checked_one_is_beside_the_call_and_one_said_befor
                           "api_call check_account savings", "savings R_status valid"],
                          ["user", "bot", "user", "bot", "user"], "<SILENCE>")
     assert later["candidate"][both, [VALUE_FLAGS + 0, VALUE_FLAGS + beside]].tolist() == [1, 0]  # pending only
+
+
+def test_the_act_mask_keeps_the_acts_training_took_in_the_situation_and_any_act_in_another() -> None:
+    """Training checks the value given beside the last call and asks for a slot only when none waits: asked for
+    a slot while the amount waits, the check goes first; in a situation training never showed, nothing moves."""
+    lexicon = SlotLexicon.learn(_examples())
+    memory = [["i want to send 100 from my savings account", "api_call check_account savings",
+               "savings R_status valid", "", ""],
+              ["i want to send 100", "which account would you like to use ?", "my savings account",
+               "api_call check_account savings", "savings R_status valid"]]
+    speakers = [["user", "bot", "user", "", ""], ["user", "bot", "user", "bot", "user"]]
+    check, request = CANDIDATES.index("api_call check_amount savings 100"), CANDIDATES.index(
+        "who would you like to send the money to ?")
+
+    def mask(removed: tuple[str, ...] = ()) -> tuple[StateFeatures, dict[str, tf.Tensor], np.ndarray]:
+        features = StateFeatures(lexicon, CANDIDATES, ["yes"], removed)
+        facts = features.facts(tf.constant(memory), tf.constant(speakers), tf.constant(["<SILENCE>"] * 2))
+        trn = {key: value.numpy() for key, value in facts.items()}
+        return features, facts, learn_act_mask(features, trn, np.array([check, request]))
+
+    features, facts, allowed = mask()
+    situation = features.situation(facts).numpy()
+    assert situation[0] != situation[1] and allowed.shape == (features.situations, len(features.acts))
+    act = features.act_of.numpy()
+    assert allowed[situation[0], act[check]] and not allowed[situation[0], act[request]]
+    assert allowed[situation[1], act[request]] and not allowed[situation[1], act[check]]
+    assert allowed[np.setdiff1d(np.arange(features.situations), situation)].all()
+    logits = tf.constant([[float(c) for c in range(len(CANDIDATES))]] * 2)  # the request scores above the check
+    ranked = tf.argsort(masked(features, tf.constant(allowed), facts, logits), direction="DESCENDING").numpy()
+    assert ranked[0, 0] == check and ranked[1, 0] == request
+    held_back = [c for c in ranked[0] if not allowed[situation[0], act[c]]]
+    assert held_back == sorted(held_back, reverse=True)  # their own order kept, after the allowed ones
+    assert mask(("act_mask",))[2].all()
 
 
 def test_an_act_is_its_template_with_every_slot_made_one() -> None:
