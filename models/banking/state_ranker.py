@@ -68,6 +68,9 @@ FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_co
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
+# A candidate's values, for the act mask: none; some never said, called or answered in the dialog; every one in the
+# last call (checked again); the others.
+VALUE_PATTERNS = 4
 EVAL_BATCH = 32  # every candidate's features per example: small batches stay in cache (state_ranker_speed.py)
 
 
@@ -349,6 +352,21 @@ class StateFeatures(tf.Module):
         last = tf.argmax(tf.cast(facts["last_line"], tf.float32), axis=1, output_type=tf.int32)
         return (tf.cast(beside, tf.int32) * 2 + tf.cast(fresh, tf.int32)) * (self.kind_count + 3) + last
 
+    def uses(self, facts: dict[str, tf.Tensor], candidates: tf.Tensor) -> tf.Tensor:
+        """[B, N] int32: what the candidates ([B, N] ids) would do, the act mask's other key: each one's act and
+        what its values are in the example (:data:`VALUE_PATTERNS`), as ``act * VALUE_PATTERNS + pattern``."""
+        values = tf.cast(facts["value_features"], tf.int32)  # [B, V, VALUE_FLAGS + K]
+        known = tf.reduce_any(values[:, :, :VALUE_FLAGS] > 0, axis=2) | tf.equal(values[:, :, VALUE_FLAGS], 0)
+        called = values[:, :, 2] > 0
+        places = tf.gather(self.cand_values, candidates)  # [B, N, P]; V: no value there
+        held = tf.gather(self.value_mask, candidates)
+        known_at = tf.gather(tf.pad(known, [[0, 0], [0, 1]]), places, batch_dims=1)
+        called_at = tf.gather(tf.pad(called, [[0, 0], [0, 1]]), places, batch_dims=1)
+        pattern = tf.where(~tf.reduce_any(held, axis=2), 0,
+                           tf.where(tf.reduce_any(held & ~known_at, axis=2), 1,
+                                    tf.where(tf.reduce_all(~held | called_at, axis=2), 2, 3)))
+        return tf.gather(self.act_of, candidates) * VALUE_PATTERNS + pattern
+
     def _set_facts(self, type_features: tf.Tensor) -> tf.Tensor:
         """[B, sets, TYPE_FLAGS + K]: the mean facts of each distinct set of a candidate's slot types (zero when
         ``slot_state`` is removed)."""
@@ -440,27 +458,34 @@ def scorer_inputs(features: StateFeatures, facts: dict[str, tf.Tensor]) -> dict[
 
 
 def learn_act_mask(features: StateFeatures, facts: dict[str, np.ndarray], answers: np.ndarray) -> np.ndarray:
-    """[situations, acts] bool: the acts training's bots took in each situation (:meth:`StateFeatures.situation`);
-    every act in a situation training never showed, and everywhere when ``act_mask`` is removed. Learned as Hybrid
-    Code Networks' action mask is written by hand: training never asks for a slot while a value the user gave
-    beside the last check waits to be checked, and no learned weight can rank that case, as no training turn holds
-    both a value waiting and a slot missing after a check (new API, audit more: docs/banking.md)."""
-    allowed = np.ones((features.situations, len(features.acts)), bool)
+    """[situations, acts * VALUE_PATTERNS] bool: what training's bots did in each situation
+    (:meth:`StateFeatures.situation`), an act with values of a kind (:meth:`StateFeatures.uses`); anything in a
+    situation training never showed, and everywhere when ``act_mask`` is removed. Learned as Hybrid Code Networks'
+    action mask is written by hand: training never asks for a slot while a value the user gave beside the last
+    check waits to be checked, never checks again the value just checked and never names a value the dialog did
+    not, and no learned weight can rank these where training never showed the case (no training turn holds a value
+    waiting beside a check and a slot missing; a call shape new to the test scores low: new API, audit more,
+    docs/banking.md)."""
+    allowed = np.ones((features.situations, len(features.acts) * VALUE_PATTERNS), bool)
     if "act_mask" in features.removed or not len(answers):
         return allowed
-    situation = features.situation({key: tf.constant(facts[key]) for key in ("value_features", "last_line")}).numpy()
-    acts = features.act_of.numpy()[answers]
+    kept = {key: tf.constant(facts[key]) for key in ("value_features", "last_line")}
+    situation = features.situation(kept).numpy()
+    uses = features.uses(kept, tf.constant(answers[:, np.newaxis], tf.int32)).numpy()[:, 0]
     seen = np.zeros_like(allowed)
-    seen[situation, acts] = True
+    seen[situation, uses] = True
     shown = seen.any(axis=1)
     allowed[shown] = seen[shown]
     return allowed
 
 
 def masked(features: StateFeatures, allowed: tf.Tensor, facts: dict[str, tf.Tensor], logits: tf.Tensor) -> tf.Tensor:
-    """``logits`` [B, C] with every candidate whose act the mask (:func:`learn_act_mask`) does not allow in the
-    example's situation put after the allowed ones (their order among themselves kept)."""
-    allow = tf.gather(tf.gather(allowed, features.situation(facts)), features.act_of, axis=1)
+    """``logits`` [B, C] with every candidate whose use (:meth:`StateFeatures.uses`) the mask
+    (:func:`learn_act_mask`) does not allow in the example's situation put after the allowed ones (their order among
+    themselves kept)."""
+    batch = tf.shape(logits)[0]
+    every = tf.broadcast_to(tf.range(features.candidate_count)[tf.newaxis], [batch, features.candidate_count])
+    allow = tf.gather(tf.gather(allowed, features.situation(facts)), features.uses(facts, every), batch_dims=1)
     return tf.where(allow, logits, logits - 1e4)
 
 
@@ -538,8 +563,8 @@ class StateServingModule(DialogServingModule):
                  top_k: int = 10, allowed: np.ndarray | None = None) -> None:
         tf.Module.__init__(self)
         self.features = features
-        self.allowed = tf.constant(np.ones((features.situations, len(features.acts)), bool) if allowed is None
-                                   else allowed)
+        self.allowed = tf.constant(np.ones((features.situations, len(features.acts) * VALUE_PATTERNS), bool)
+                                   if allowed is None else allowed)
         hold_models(self, model=scorer)
         self.candidates = tf.constant(list(candidates))
         self.top_k = min(top_k, len(candidates))

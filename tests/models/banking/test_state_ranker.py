@@ -102,35 +102,45 @@ def test_a_value_said_with_the_checked_one_is_beside_the_call_and_one_said_befor
     assert later["candidate"][both, [VALUE_FLAGS + 0, VALUE_FLAGS + beside]].tolist() == [1, 0]  # pending only
 
 
-def test_the_act_mask_keeps_the_acts_training_took_in_the_situation_and_any_act_in_another() -> None:
+def test_the_act_mask_keeps_what_training_did_in_the_situation_and_anything_in_another() -> None:
     """Training checks the value given beside the last call and asks for a slot only when none waits: asked for
-    a slot while the amount waits, the check goes first; in a situation training never showed, nothing moves."""
+    a slot while the amount waits, the check goes first, and neither checking again the account just checked nor
+    naming a partner the dialog never did stands before it; in a situation training never showed, nothing moves."""
     lexicon = SlotLexicon.learn(_examples())
     memory = [["i want to send 100 from my savings account", "api_call check_account savings",
                "savings R_status valid", "", ""],
               ["i want to send 100", "which account would you like to use ?", "my savings account",
-               "api_call check_account savings", "savings R_status valid"]]
-    speakers = [["user", "bot", "user", "", ""], ["user", "bot", "user", "bot", "user"]]
+               "api_call check_account savings", "savings R_status valid"],
+              ["i want to send money to anna from my savings account", "api_call check_account savings",
+               "savings R_status valid", "", ""]]
+    speakers = [["user", "bot", "user", "", ""], ["user", "bot", "user", "bot", "user"],
+                ["user", "bot", "user", "", ""]]
     check, request = CANDIDATES.index("api_call check_amount savings 100"), CANDIDATES.index(
         "who would you like to send the money to ?")
+    again, unsaid = CANDIDATES.index("api_call check_account savings"), CANDIDATES.index("api_call check_partner megan")
 
     def mask(removed: tuple[str, ...] = ()) -> tuple[StateFeatures, dict[str, tf.Tensor], np.ndarray]:
         features = StateFeatures(lexicon, CANDIDATES, ["yes"], removed)
-        facts = features.facts(tf.constant(memory), tf.constant(speakers), tf.constant(["<SILENCE>"] * 2))
+        facts = features.facts(tf.constant(memory), tf.constant(speakers), tf.constant(["<SILENCE>"] * 3))
         trn = {key: value.numpy() for key, value in facts.items()}
-        return features, facts, learn_act_mask(features, trn, np.array([check, request]))
+        partner = CANDIDATES.index("api_call check_partner anna")  # the value waiting beside the check
+        return features, facts, learn_act_mask(features, trn, np.array([check, request, partner]))
 
     features, facts, allowed = mask()
     situation = features.situation(facts).numpy()
-    assert situation[0] != situation[1] and allowed.shape == (features.situations, len(features.acts))
-    act = features.act_of.numpy()
-    assert allowed[situation[0], act[check]] and not allowed[situation[0], act[request]]
-    assert allowed[situation[1], act[request]] and not allowed[situation[1], act[check]]
+    uses = features.uses(facts, tf.constant([list(range(len(CANDIDATES)))] * 3)).numpy()
+    assert situation[0] != situation[1] and situation[2] == situation[0]
+    assert allowed.shape == (features.situations, len(features.acts) * 4)
+    # One act, told apart by its values: savings was just checked, megan was never said.
+    assert features.act_of.numpy()[again] == features.act_of.numpy()[unsaid] and uses[0, again] != uses[0, unsaid]
+    assert allowed[situation[0], uses[0, check]] and not allowed[situation[0], uses[0, request]]
+    assert not allowed[situation[0], uses[0, again]] and not allowed[situation[0], uses[0, unsaid]]
+    assert allowed[situation[1], uses[1, request]] and not allowed[situation[1], uses[1, check]]
     assert allowed[np.setdiff1d(np.arange(features.situations), situation)].all()
-    logits = tf.constant([[float(c) for c in range(len(CANDIDATES))]] * 2)  # the request scores above the check
+    logits = tf.constant([[float(c) for c in range(len(CANDIDATES))]] * 3)  # the request scores above the check
     ranked = tf.argsort(masked(features, tf.constant(allowed), facts, logits), direction="DESCENDING").numpy()
     assert ranked[0, 0] == check and ranked[1, 0] == request
-    held_back = [c for c in ranked[0] if not allowed[situation[0], act[c]]]
+    held_back = [c for c in ranked[0] if not allowed[situation[0], uses[0, c]]]
     assert held_back == sorted(held_back, reverse=True)  # their own order kept, after the allowed ones
     assert mask(("act_mask",))[2].all()
 
