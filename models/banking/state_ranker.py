@@ -37,12 +37,13 @@ normalisation with it), ``beside_call`` (a pending value said in the user turn t
 call: the caller gave it with the value just checked, and a bot checks it next, where a value said before another
 turn's check waits to be asked for again; a value's fact and its slot type's), ``goal`` (a slot type missing from
 the goal: every goal learned from training's dialogs that takes all the slot types given so far takes it, and it
-has no value yet; a slot type's fact, and how many there are in the state counts) and ``act_mask`` (at ranking, an
-act training's bots never took in the example's situation goes after those they took: whether a value waits beside
-the last call, whether the last user turn gave a pending value, what the last line was; :func:`learn_act_mask`).
-Training leaves each word of the user's turns out at a rate (``word_dropout``), so that no flow rests on one
-wording. The featurisation runs in TensorFlow ops inside the exported SavedModel, so training, the tables and TF
-Serving score the same way; training computes each example's facts once, not once per step.
+has no value yet; a slot type's fact, and how many there are in the state counts) and ``act_mask`` (at ranking, what
+training's bots never did in the example's situation goes after what they did: the situation, whether a value waits
+beside the last call, whether the last user turn gave a pending value and what the last line was; what a candidate
+does, its act and the kind of its values; :func:`learn_act_mask`). Training leaves each word of the user's turns
+out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in TensorFlow ops
+inside the exported SavedModel, so training, the tables and TF Serving score the same way; training computes each
+example's facts once, not once per step.
 """
 
 from __future__ import annotations
