@@ -39,11 +39,11 @@ turn's check waits to be asked for again; a value's fact and its slot type's), `
 the goal: every goal learned from training's dialogs that takes all the slot types given so far takes it, and it
 has no value yet; a slot type's fact, and how many there are in the state counts) and ``act_mask`` (at ranking, what
 training's bots never did in the example's situation goes after what they did: the situation, whether a value waits
-beside the last call, whether the last user turn gave a pending value and what the last line was; what a candidate
-does, its act and the kind of its values; :func:`learn_act_mask`). Training leaves each word of the user's turns
-out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in TensorFlow ops
-inside the exported SavedModel, so training, the tables and TF Serving score the same way; training computes each
-example's facts once, not once per step.
+beside the last call, whether the last user turn gave a pending value and the kind of a result on the last line; what
+a candidate does, its act and the kind of its values; :func:`learn_act_mask`). Training leaves each word of the
+user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in
+TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way; training
+computes each example's facts once, not once per step.
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_co
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
-# A candidate's values, for the act mask: none; some never said, called or answered in the dialog; every one in the
-# last call (checked again); the others.
+# A candidate's values, for the act mask: none; some without a fact in the dialog (never said by the user, called or
+# given a result of a known kind); every one in the last call (checked again); the others.
 VALUE_PATTERNS = 4
 EVAL_BATCH = 32  # every candidate's features per example: small batches stay in cache (state_ranker_speed.py)
 
@@ -342,11 +342,15 @@ class StateFeatures(tf.Module):
 
     @property
     def situations(self) -> int:
+        """How many values :meth:`situation` takes (an upper bound: the last line's part takes K of K + 3)."""
         return 4 * (self.kind_count + 3)
 
     def situation(self, facts: dict[str, tf.Tensor]) -> tf.Tensor:
         """[B] int32: the situation the act mask is keyed on (:func:`learn_act_mask`): whether some value waits
-        beside the last call, whether the last user turn gave a pending value, and what the last line was."""
+        beside the last call, whether the last user turn gave a pending value, and the kind of the result the
+        dialog's last line is (0 for any other line: the user's turn, a bot line, no memory; ``last_line``'s flags
+        are not told apart). From the facts after the ablations: without ``beside_call`` or ``last_line`` the mask
+        is keyed on less."""
         values = tf.cast(facts["value_features"], tf.int32)
         beside = tf.reduce_any(values[:, :, 4] > 0, axis=1)
         fresh = tf.reduce_any((values[:, :, 0] > 0) & (values[:, :, 1] > 0), axis=1)
@@ -482,12 +486,13 @@ def learn_act_mask(features: StateFeatures, facts: dict[str, np.ndarray], answer
 
 def masked(features: StateFeatures, allowed: tf.Tensor, facts: dict[str, tf.Tensor], logits: tf.Tensor) -> tf.Tensor:
     """``logits`` [B, C] with every candidate whose use (:meth:`StateFeatures.uses`) the mask
-    (:func:`learn_act_mask`) does not allow in the example's situation put after the allowed ones (their order among
-    themselves kept)."""
+    (:func:`learn_act_mask`) does not allow in the example's situation put after the allowed ones, lowered by the
+    row's spread of scores plus one (so their order among themselves is kept, whatever the scores' size)."""
     batch = tf.shape(logits)[0]
     every = tf.broadcast_to(tf.range(features.candidate_count)[tf.newaxis], [batch, features.candidate_count])
     allow = tf.gather(tf.gather(allowed, features.situation(facts)), features.uses(facts, every), batch_dims=1)
-    return tf.where(allow, logits, logits - 1e4)
+    spread = tf.reduce_max(logits, axis=1, keepdims=True) - tf.reduce_min(logits, axis=1, keepdims=True) + 1.0
+    return tf.where(allow, logits, logits - spread)
 
 
 def candidate_matrix(features: StateFeatures, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
