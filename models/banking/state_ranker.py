@@ -351,7 +351,7 @@ class StateFeatures(tf.Module):
         dialog's last line is (0 for any other line: the user's turn, a bot line, no memory; ``last_line``'s flags
         are not told apart). From the facts after the ablations: without ``beside_call`` or ``last_line`` the mask
         is keyed on less."""
-        values = tf.cast(facts["value_features"], tf.int32)
+        values = facts["value_features"]  # cached (uint8) or computed (float32): the flags are 0 or 1 either way
         beside = tf.reduce_any(values[:, :, 4] > 0, axis=1)
         fresh = tf.reduce_any((values[:, :, 0] > 0) & (values[:, :, 1] > 0), axis=1)
         last = tf.argmax(tf.cast(facts["last_line"], tf.float32), axis=1, output_type=tf.int32)
@@ -360,7 +360,7 @@ class StateFeatures(tf.Module):
     def uses(self, facts: dict[str, tf.Tensor], candidates: tf.Tensor) -> tf.Tensor:
         """[B, N] int32: what the candidates ([B, N] ids) would do, the act mask's other key: each one's act and
         what its values are in the example (:data:`VALUE_PATTERNS`), as ``act * VALUE_PATTERNS + pattern``."""
-        values = tf.cast(facts["value_features"], tf.int32)  # [B, V, VALUE_FLAGS + K]
+        values = facts["value_features"]  # [B, V, VALUE_FLAGS + K], uint8 or float32
         known = tf.reduce_any(values[:, :, :VALUE_FLAGS] > 0, axis=2) | tf.equal(values[:, :, VALUE_FLAGS], 0)
         called = values[:, :, 2] > 0
         places = tf.gather(self.cand_values, candidates)  # [B, N, P]; V: no value there
@@ -566,11 +566,10 @@ class StateServingModule(DialogServingModule):
     attention: the state is tracked, not attended to)."""
 
     def __init__(self, features: StateFeatures, scorer: StateScorer, candidates: Sequence[str], spec_json: str,
-                 top_k: int = 10, allowed: np.ndarray | None = None) -> None:
+                 allowed: np.ndarray, top_k: int = 10) -> None:
         tf.Module.__init__(self)
         self.features = features
-        self.allowed = tf.constant(np.ones((features.situations, len(features.acts) * VALUE_PATTERNS), bool)
-                                   if allowed is None else allowed)
+        self.allowed = tf.constant(allowed)  # learn_act_mask's table
         hold_models(self, model=scorer)
         self.candidates = tf.constant(list(candidates))
         self.top_k = min(top_k, len(candidates))
@@ -721,7 +720,7 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     scorer.set_weights(best_weights)
     spec = json.dumps({"model": "state_ranker", "lexicon": json.loads(lexicon.to_json()), "words": words,
                        "removed": list(config.removed)})
-    export(StateServingModule(features, scorer, candidates, spec, top_k, allowed), out)
+    export(StateServingModule(features, scorer, candidates, spec, allowed, top_k), out)
     chosen = history[best_epoch - 1]
     return {"best_epoch": best_epoch, "epochs_run": len(history), "dev_per_response_accuracy": chosen["dev"],
             "chosen_on": "dev" if not challenges else f"dev and {DEV_CHALLENGES}",

@@ -38,8 +38,9 @@ class MovieProfile:
 
 # Full: the joint MemN2N's settings (models.movie.streamed: 8 task-balanced epochs, patience 3) and the joint
 # supervised embeddings. Quick: the MemN2N alone, 4 epochs of batches of 128, what `--quick` has time for on
-# the small world, at Adam 0.01: at the paper's 0.005, chosen at the paper's scale, the tiny world's quick run
-# (tests/pipeline/test_movie_pipeline.py) trained a model its Evaluator did not bless.
+# the small world, at the streamed trainer's default rate rather than the full profile's: the full profile's rate
+# was chosen at the paper's scale, and the tiny world's few steps at it left a model its Evaluator did not bless
+# (docs/movie.md).
 PROFILES = {profile.name: profile for profile in (
     MovieProfile(name="full", memn2n=PRODUCT_JOINT_MEMN2N, embeddings=STREAMED_JOINT_EMBEDDINGS),
     MovieProfile(name="quick", memn2n=replace(PRODUCT_JOINT_MEMN2N, epochs=4, batch_size=128, learning_rate=0.01)))}

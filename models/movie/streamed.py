@@ -137,8 +137,8 @@ EPOCH_CAP = 1_500_000
 STREAMED_JOINT_MEMN2N = StreamedConfig(task_sampling=0.0, epoch_exchanges=EPOCH_CAP)
 # The pipeline's product: the joint MemN2N in the per-task model's shape (1 hop, input and output dictionaries),
 # chosen on dev at the paper's scale over the paper's joint shape (2 hops, three dictionaries), which Table 6's
-# joint row keeps, at the paper's joint learning rate (0.005, chosen on the same dev over 0.01). Why:
-# docs/movie.md ("The pipeline's joint MemN2N").
+# joint row keeps, at the paper's joint learning rate, chosen on the same dev. Why: docs/movie.md ("The pipeline's
+# joint MemN2N").
 PRODUCT_JOINT_MEMN2N = replace(STREAMED_JOINT_MEMN2N, hops=1, dictionaries=2, learning_rate=0.005)
 STREAMED_JOINT_EMBEDDINGS = replace(STREAMED_EMBEDDINGS, task_sampling=0.5, epoch_exchanges=EPOCH_CAP)
 # The paper's LSTM at appendix B's embedding size, the same on every task as Table 6's own LSTM (docs/movie.md says
