@@ -13,15 +13,17 @@ A dialog depends only on (seed, file, intent, challenge, index), so the same see
 from __future__ import annotations
 
 import functools
+import json
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from data import babi_format
 from data.atomic import one_writer, staged_files, write_text_atomic
 from data.banking.domain import INTENTS, sample_profile
 from data.banking.labels import CHALLENGES, DEV_CHALLENGES, MULTIPLE_CHALLENGES, NONE, render_labels
+from data.banking.readings import DEFAULT, Readings
 from data.banking.selfplay import (
     API,
     APPLICABLE,
@@ -49,6 +51,7 @@ class BankingPlan:
     dev_dialogs: int = 100  # per intent
     test_dialogs: int = 200  # per intent and test case, as the paper
     dev_challenge_dialogs: int | None = None  # per intent and OOP case, in dev-OOP (None: as dev_dialogs)
+    readings: Readings = field(default_factory=Readings)  # the paper's open details (data/banking/readings.py)
 
 
 def _challenge_scenarios(count: int) -> list[tuple[Scenario, int]]:
@@ -75,8 +78,8 @@ def scenarios(plan: BankingPlan, file: str) -> list[tuple[Scenario, int]]:
 
 def plan_of(labels: Sequence[dict]) -> BankingPlan:
     """The plan a corpus was generated with, read back from its labels: the seed each line records (0 for a corpus
-    written before it did) and the dialogs per intent of each file (per intent and case for the tests and the
-    development challenge sets)."""
+    written before it did), the readings other than the defaults they record, and the dialogs per intent of each
+    file (per intent and case for the tests and the development challenge sets)."""
     first = INTENTS[0]
 
     def count(split: str, challenge: str = NONE) -> int:
@@ -86,16 +89,20 @@ def plan_of(labels: Sequence[dict]) -> BankingPlan:
     seeds = {label.get("seed", 0) for label in labels}
     if len(seeds) != 1:
         raise ValueError(f"the labels name {len(seeds)} seeds ({sorted(seeds)[:3]}...): not one generated corpus")
+    readings = {json.dumps(label.get("readings", {}), sort_keys=True) for label in labels}
+    if len(readings) != 1:
+        raise ValueError(f"the labels name {len(readings)} sets of readings: not one generated corpus")
     return BankingPlan(seed=seeds.pop(), train_dialogs=count("trn"), dev_dialogs=count("dev"),
-                       test_dialogs=count("tst"), dev_challenge_dialogs=count(DEV_CHALLENGES, CHALLENGES[0]))
+                       test_dialogs=count("tst"), dev_challenge_dialogs=count(DEV_CHALLENGES, CHALLENGES[0]),
+                       readings=Readings(**json.loads(readings.pop())))
 
 
-def self_play(seed: int, file: str, scenario: Scenario, index: int) -> SelfPlayDialog:
+def self_play(seed: int, file: str, scenario: Scenario, index: int, readings: Readings = DEFAULT) -> SelfPlayDialog:
     """One dialog of a scenario; a challenge scenario is played again until its phenomenon happens."""
     for attempt in range(MAX_ATTEMPTS):
         key = f"{seed}:{file}:{scenario.intent}:{scenario.challenge}:{scenario.multiple}:{index}:{attempt}"
         rng = random.Random(key)
-        dialog = play(scenario, sample_profile(rng), rng)
+        dialog = play(scenario, sample_profile(rng), rng, readings=readings)
         if dialog.complete:
             return dialog
     raise RuntimeError(f"no dialog with the {scenario} phenomenon in {MAX_ATTEMPTS} attempts")
@@ -184,12 +191,14 @@ def realise(dialog: SelfPlayDialog, rng: random.Random, file: str) -> tuple[Dial
 
 def _dialog(plan: BankingPlan, file: str, scenario: Scenario, index: int, number: int) -> tuple[Dialog, dict]:
     """The ``index``-th dialog of a scenario in a file, and its label (``number``: its place in the file)."""
-    played = self_play(plan.seed, file, scenario, index)
+    played = self_play(plan.seed, file, scenario, index, plan.readings)
     rng = random.Random(f"{plan.seed}:{file}:{scenario}:{index}:words")
     dialog, challenge_turns = realise(played, rng, file)
+    changed = plan.readings.changed()
     return dialog, {"seed": plan.seed, "split": file, "dialog": number, "intent": scenario.intent,
                     "templates": TEMPLATE_SPLIT_LABEL[file], "challenge": scenario.challenge,
-                    "multiple": scenario.multiple, "challenge_turns": challenge_turns}
+                    "multiple": scenario.multiple, "challenge_turns": challenge_turns,
+                    **({"readings": changed} if changed else {})}
 
 
 # The generator holds the whole corpus in memory before writing it: the resident memory per byte written, measured

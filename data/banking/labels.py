@@ -2,7 +2,8 @@
 
 Each line names the generator's ``seed``, the dialog (``split``, ``dialog`` index in its file), its ``intent``,
 its template split (``templates``: trn, dev, IT, OOT), its out-of-pattern ``challenge`` (``none`` or a case),
-whether the case occurs twice (``multiple``), and the bot turns that answer the phenomenon (``challenge_turns``).
+whether the case occurs twice (``multiple``), the bot turns that answer the phenomenon (``challenge_turns``) and,
+when the generator read an open detail of the paper otherwise than by default, its ``readings``.
 The text layout stays the public one; readers of the labels (ExampleGen, stats, the Tables 8-9 scoring) import
 this module, not the generator.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from data.babi_format import FormatError, read_text
+from data.banking.readings import readings_problem
 
 NONE = "none"
 CHALLENGES = ("turn_compression", "new_api", "reordering", "another_slot", "audit_more")
@@ -68,6 +70,8 @@ FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "challenge_turns": (lambda value: isinstance(value, list) and all(map(_whole, value)),
                         "a list of whole numbers from 0"),
     "seed": (lambda value: isinstance(value, int) and not isinstance(value, bool), "a whole number"),
+    "readings": (lambda value: readings_problem(value) is None, "an object of the generator's readings "
+                                                               "(data/banking/readings.py)"),
 }
 
 

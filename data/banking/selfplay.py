@@ -27,13 +27,13 @@ from data.banking.domain import (
     valid_values,
 )
 from data.banking.labels import NONE
+from data.banking.readings import DEFAULT, Readings
 
 USER, SYSTEM, API = "user", "system", "api"
 MULTIPLE_INTENTS = ("transfer",)  # twice over different slots needs a flow of several slots
 MAX_INVALID = 3
 P_INVALID = 0.25
 P_FORGETS_ID = 0.3
-P_DECLINES = 0.2  # "would you like to change it?" answered no: the request ends there
 # Volunteered slots of the first user turn: none or an odd number in training, an even number for new_api.
 TRAINING_VOLUNTEERED: dict[str, tuple[tuple[str, ...], ...]] = {
     "transfer": ((), ("account",), ("account", "partner", "amount")),
@@ -107,9 +107,11 @@ def _api_name(intent: str, slot: str, alternative: bool) -> str:
 class SystemBot:
     """One state per slot; ``react`` returns the system and API actions until the user must speak again."""
 
-    def __init__(self, intent: str, profile: UserProfile, rng: random.Random, order: tuple[str, ...] | None = None):
+    def __init__(self, intent: str, profile: UserProfile, rng: random.Random, order: tuple[str, ...] | None = None,
+                 one_call: bool = False):
         self.intent, self.profile, self.rng = intent, profile, rng
         self.order = order or SLOTS[intent]
+        self.one_call = one_call  # the slots of an opening checked in one API call (Readings.new_api)
         self.alternative = False
         self.filled: dict[str, str] = {}
         self.invalid_in_a_row = 0
@@ -142,6 +144,11 @@ class SystemBot:
             self.alternative = True
             self.order = ALTERNATIVE_SLOTS[self.intent]
         actions: list[Action] = []
+        if self.one_call and user.act == "intent" and sum(slot in self.order for slot in given) > 1:
+            actions = self._validate_together([(slot, given[slot]) for slot in self.order if slot in given])
+            given = {}
+            if self.state is not None and self.state not in self.filled or self.done:
+                return actions
         for slot in [s for s in self.order if s in given]:  # validate in the flow's order
             actions += self._validate(slot, given[slot])
             if self.state == slot and slot not in self.filled:  # invalid: the change question was asked
@@ -191,6 +198,33 @@ class SystemBot:
             return actions + [Action(SYSTEM, "too_many"), Action(SYSTEM, "end_call")]
         return actions + [Action(SYSTEM, "change", (("slot", slot),))]
 
+    def _validate_together(self, values: list[tuple[str, str]]) -> list[Action]:
+        """One API call checking every value of an opening (a call training never makes), the change question for
+        the first invalid one (in the flow's order) if any."""
+        name = "check_" + "_".join(slot for slot, _ in values)
+        facts: list[tuple[str, str]] = []
+        invalid = None
+        context = dict(self.filled)
+        for slot, value in values:
+            valid = value in valid_values(self.profile, slot, context)
+            facts.append((f"{value} R_status", "valid" if valid else "invalid"))
+            if valid:
+                context[slot] = value
+            elif invalid is None:
+                invalid = slot
+                facts += [(f"{v} R_available", slot) for v in valid_values(self.profile, slot, context)]
+        actions = [Action(SYSTEM, "api_call", (("api", name), *values)), Action(API, "result", tuple(facts))]
+        for slot, value in values:
+            if slot == invalid:
+                break
+            self.filled[slot] = value
+        if invalid is None:
+            self.state, self.invalid_in_a_row = None, 0
+            return actions
+        self.state = invalid
+        self.invalid_in_a_row += 1
+        return actions + [Action(SYSTEM, "change", (("slot", invalid),))]
+
     def _execute(self) -> list[Action]:
         if self.intent == "block_card" and self.alternative:
             card = next(c for c in self.profile.cards_of(self.filled["account"]) if c.type == self.filled["card_type"])
@@ -219,8 +253,9 @@ class SystemBot:
 class UserBot:
     """Answers from a goal drawn from the profile, sometimes with an invalid value."""
 
-    def __init__(self, intent: str, profile: UserProfile, rng: random.Random):
+    def __init__(self, intent: str, profile: UserProfile, rng: random.Random, declines: float = Readings.declines):
         self.intent, self.profile, self.rng = intent, profile, rng
+        self.declines = declines  # the share of change questions answered no (the request ends there)
         self.goal = self._goal()
         self.forgets_id = intent in ALTERNATIVE_SLOTS and rng.random() < P_FORGETS_ID
         self.is_challenge = False
@@ -259,7 +294,7 @@ class UserBot:
 
     def react(self, system: Action, filled: dict[str, str]) -> Action:
         if system.act == "change":
-            return Action(USER, "deny" if self.rng.random() < P_DECLINES else "affirm")
+            return Action(USER, "deny" if self.rng.random() < self.declines else "affirm")
         if system.act == "confirm":
             return Action(USER, "affirm")
         if system.act in ("done", "abandon"):
@@ -275,8 +310,10 @@ class ChallengeUser(UserBot):
     """The user bot of a challenge scenario: it brings the OOP phenomenon about (once, or twice when multiple), and
     never says no to a change before it has."""
 
-    def __init__(self, scenario: Scenario, profile: UserProfile, rng: random.Random):
-        super().__init__(scenario.intent, profile, rng)
+    def __init__(self, scenario: Scenario, profile: UserProfile, rng: random.Random,
+                 readings: Readings = DEFAULT):
+        super().__init__(scenario.intent, profile, rng, readings.declines)
+        self.any_later_slot = readings.another_slot == "any_later_slot"
         self.challenge = scenario.challenge
         self.wanted = 2 if scenario.multiple else 1
         self.occurrences = 0
@@ -299,13 +336,24 @@ class ChallengeUser(UserBot):
             return Action(USER, "inform", ((slot, self.answer(slot, filled, valid=False)),))
         if system.act == "change":
             return Action(USER, "affirm")
-        if self.challenge == "another_slot" and slot == "account":
-            self.occurrences += 1  # asked for the account, the user names the partner
-            self.is_challenge = True
-            return Action(USER, "inform", (("partner", self.answer("partner", filled, valid=True)),))
+        if self.challenge == "another_slot":
+            other = self._another_slot(slot, filled)
+            if other:
+                self.occurrences += 1
+                self.is_challenge = True
+                return Action(USER, "inform", ((other, self.answer(other, filled, valid=True)),))
         if self.challenge == "audit_more":
             return self._audit_more(slot, filled) or super().react(system, filled)
         return super().react(system, filled)
+
+    def _another_slot(self, slot: str, filled: dict[str, str]) -> str | None:
+        """The slot named instead of the one asked: the partner for the account, or (any_later_slot) one of the
+        slots after the asked one not filled yet."""
+        if not self.any_later_slot:
+            return "partner" if slot == "account" else None
+        flow = SLOTS[self.intent]
+        later = [s for s in flow[flow.index(slot) + 1:] if s not in filled] if slot in flow else []
+        return self.rng.choice(later) if later else None
 
     def _audit_more(self, slot: str, filled: dict[str, str]) -> Action | None:
         """Table 7: asked again for a slot after changing it, the user gives it and a later slot not asked yet.
@@ -332,18 +380,33 @@ class ChallengeUser(UserBot):
                                               (extra, self.answer(extra, {**filled, slot: value}, valid=not again))))
 
 
+def _reordered_request(readings: Readings, system: SystemBot, request: Action, marked: list[int]) -> bool:
+    """Whether a request of a reordered flow is scored: the last slot's, once every other is valid (the default);
+    or (every_request) any request of a slot other than the one training's order asks for next (not the same
+    slot asked again after a change question, which training asks the same way)."""
+    slot = request.value("slot")
+    if readings.reordering == "every_request":
+        return slot != next(s for s in SLOTS[system.intent] if s not in system.filled)
+    return not marked and system.order[-1] == slot and len(system.filled) == len(system.order) - 1
+
+
 def _is_check(action: Action) -> bool:
     return action.act == "api_call" and action.value("api").startswith(("check_", "find_"))
 
 
-def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns: int = 60) -> SelfPlayDialog:
+def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns: int = 60,
+         readings: Readings = DEFAULT) -> SelfPlayDialog:
     """One dialog of the scenario, with its OOP phenomenon where the flow allows it. The system actions marked as
-    answering it: the checks of the values a compressed, audit-more or another-slot user turn gives; the checks
-    of a new-API opening but a first one that a one-slot training opening also gets; the request for the last
-    slot of a reordered flow, made once every other slot is valid."""
+    answering it (by default; ``readings`` names the other readings): the checks of the values a compressed,
+    audit-more or another-slot user turn gives; the checks of a new-API opening but a first one that a one-slot
+    training opening also gets; the request for the last slot of a reordered flow, made once every other slot is
+    valid. A multiple-OOP dialog marks every occurrence's turns."""
     intent, challenge = scenario.intent, scenario.challenge
     order = rng.choice(REORDERED[intent]) if challenge == "reordering" else None
-    system, user = SystemBot(intent, profile, rng, order), ChallengeUser(scenario, profile, rng)
+    one_call = challenge == "new_api" and readings.new_api == "one_call"
+    system = SystemBot(intent, profile, rng, order, one_call)
+    user = ChallengeUser(scenario, profile, rng, readings)
+    second_only = scenario.multiple and readings.multiple_scored == "second"
     if challenge == "new_api":
         volunteered = rng.choice(NEW_API_VOLUNTEERED[intent])
     elif challenge != NONE:
@@ -362,13 +425,14 @@ def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns
         # (index, slot checked) of each check among the replies
         checks = [(offset, reply.slots[-1][0]) for offset, reply in enumerate(replies, start=len(actions))
                   if _is_check(reply)]
-        if turn_is_challenge and challenge == "new_api" and checks and (checks[0][1],) in TRAINING_VOLUNTEERED[intent]:
+        if turn_is_challenge and challenge == "new_api" and not one_call and checks and \
+                (checks[0][1],) in TRAINING_VOLUNTEERED[intent]:
             checks = checks[1:]  # the answer training gives to a one-slot opening
-        if turn_is_challenge:
+        if turn_is_challenge and not (second_only and user.occurrences < 2):
             marked += [offset for offset, _ in checks]
         last = replies[-1]
-        if challenge == "reordering" and not marked and last.act == "request" and \
-                system.order[-1] == last.value("slot") and len(system.filled) == len(system.order) - 1:
+        if challenge == "reordering" and last.act == "request" and turn.act != "affirm" and \
+                _reordered_request(readings, system, last, marked):
             marked.append(len(actions) + len(replies) - 1)
         actions += replies
         if system.done:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import replace
@@ -11,9 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from data import babi_format
+from data.babi_format import FormatError
 from data.banking.domain import ALTERNATIVE_SLOTS, SLOTS
 from data.banking.generation import BankingPlan, generate, plan_of, scenarios, self_play
 from data.banking.labels import NONE, read_labels
+from data.banking.readings import Readings
 from data.banking.selfplay import API, TRAINING_VOLUNTEERED, USER, Action, Scenario
 from data.banking.templates import JOINERS, USER_TEMPLATES, template_thirds
 from data.layout import discover
@@ -262,3 +265,66 @@ def test_the_plan_is_read_back_from_the_labels(corpus: Path) -> None:
     assert plan_of([{k: v for k, v in label.items() if k != "seed"} for label in labels]).seed == 0
     with pytest.raises(ValueError, match="2 seeds"):
         plan_of([*labels, {**labels[0], "seed": 9}])
+
+
+def _played_read(challenge: str, readings: Readings, intent: str = "transfer", multiple: bool = False,
+                 count: int = 30) -> list:
+    return [self_play(PLAN.seed, "tst", Scenario(intent, challenge, multiple), index, readings)
+            for index in range(count)]
+
+
+def test_each_reading_changes_what_its_case_scores() -> None:
+    """The other reading of each open detail (data/banking/readings.py) does what it names, and only there."""
+    for dialog in _played_read("new_api", Readings(new_api="one_call")):
+        (marked,) = dialog.challenge_actions
+        call = dialog.actions[marked]
+        assert call.value("api") == "check_" + "_".join(slot for slot, _ in dialog.actions[1].slots[1:])
+        assert len(call.slots) == 3  # the api and both values
+    for dialog in _played_read("another_slot", Readings(another_slot="any_later_slot"), count=60):
+        (marked,) = dialog.challenge_actions
+        asked, given = dialog.actions[marked - 2].value("slot"), _check_slot(dialog.actions[marked])
+        assert SLOTS["transfer"].index(given) > SLOTS["transfer"].index(asked)
+    assert any(_check_slot(d.actions[d.challenge_actions[0]]) == "amount"
+               for d in _played_read("another_slot", Readings(another_slot="any_later_slot"), count=60))
+    every = _played_read("reordering", Readings(reordering="every_request"))
+    assert sum(map(len, (d.challenge_actions for d in every))) > len(every)
+    for dialog in every:
+        for marked in dialog.challenge_actions:
+            assert dialog.actions[marked].act == "request" and dialog.actions[marked - 1].act != "affirm"
+    for challenge in ("audit_more", "turn_compression"):
+        once = _played_read(challenge, Readings(multiple_scored="second"), multiple=True)
+        both = _played(challenge, multiple=True)
+        assert [d.actions for d in once] == [d.actions for d in both]  # the same dialogs, half their turns scored
+        assert all(set(o.challenge_actions) < set(b.challenge_actions) and 2 * len(o.challenge_actions) ==
+                   len(b.challenge_actions) for o, b in zip(once, both, strict=True))
+        assert all(min(b.challenge_actions) not in o.challenge_actions for o, b in zip(once, both, strict=True))
+    never = [a.act for index in range(60) for a in
+             self_play(PLAN.seed, "trn", Scenario("transfer"), index, Readings(declines=0)).actions]
+    assert "deny" not in never and "affirm" in never
+
+
+def test_readings_are_recorded_in_the_labels_and_regenerated_alike(tmp_path: Path) -> None:
+    plan = replace(PLAN, train_dialogs=2, dev_dialogs=1, test_dialogs=1,
+                   readings=Readings(declines=0.5, new_api="one_call"))
+    generate(plan, tmp_path / "a")
+    labels = read_labels(tmp_path / "a" / "dialog-babi-task7-banking-labels.jsonl")
+    assert {json.dumps(label["readings"], sort_keys=True) for label in labels} == {
+        '{"declines": 0.5, "new_api": "one_call"}'}
+    assert plan_of(labels).readings == plan.readings
+    with pytest.raises(ValueError, match="2 sets of readings"):
+        plan_of([*labels, {k: v for k, v in labels[0].items() if k != "readings"}])
+    result = CliRunner().invoke(main, ["generate", "banking", "--out", str(tmp_path / "b"), "--dialogs", "2",
+                                       "--dev-dialogs", "1", "--test-dialogs", "1", "--seed", "3",
+                                       "--reading", "declines=0.5", "--reading", "new_api=one_call"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "b" / "dialog-babi-task7-banking-tst.txt").read_bytes() == \
+        (tmp_path / "a" / "dialog-babi-task7-banking-tst.txt").read_bytes()
+    for bad, said in (("new_api=both", "expected one of separate_checks, one_call"), ("declines=2", "between 0 and 1"),
+                      ("speed=1", "NAME one of declines")):
+        result = CliRunner().invoke(main, ["generate", "banking", "--out", str(tmp_path / "c"), "--reading", bad])
+        assert result.exit_code == 2 and said in result.output, result.output
+        assert not (tmp_path / "c").exists()
+    sidecar = tmp_path / "a" / "dialog-babi-task7-banking-labels.jsonl"
+    sidecar.write_text(sidecar.read_text().replace('"one_call"', '"two_calls"', 1))
+    with pytest.raises(FormatError, match=r"labels.jsonl:1: .*readings"):
+        read_labels(sidecar)
