@@ -59,6 +59,8 @@ class Readings:
             name, equals, text = setting.partition("=")
             if not equals or name not in names:
                 raise ValueError(f"reading {setting!r}: expected NAME=VALUE with NAME one of {', '.join(names)}")
+            if name in values:
+                raise ValueError(f"reading {name} given twice")
             try:
                 values[name] = float(text) if name == "declines" else text
             except ValueError:

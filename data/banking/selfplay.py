@@ -147,7 +147,7 @@ class SystemBot:
         if self.one_call and user.act == "intent" and sum(slot in self.order for slot in given) > 1:
             actions = self._validate_together([(slot, given[slot]) for slot in self.order if slot in given])
             given = {}
-            if self.state is not None and self.state not in self.filled or self.done:
+            if self.state is not None:  # invalid: the change question was asked
                 return actions
         for slot in [s for s in self.order if s in given]:  # validate in the flow's order
             actions += self._validate(slot, given[slot])
@@ -177,16 +177,8 @@ class SystemBot:
         arguments = [(slot, value)]
         if slot in ("amount", "card_type") and "account" in self.filled:  # checked against the account
             arguments.insert(0, ("account", self.filled["account"]))
-        actions = [Action(SYSTEM, "api_call", (("api", name), *arguments))]
-        valid = value in valid_values(self.profile, slot, self.filled)
-        facts: list[tuple[str, str]] = [(f"{value} R_status", "valid" if valid else "invalid")]
-        if not valid:  # the paper's "list of available accounts joint , savings"
-            facts += [(f"{v} R_available", slot) for v in valid_values(self.profile, slot, self.filled)]
-        if valid and name == "find_transactions":
-            facts += [(f"{t.id} R_amount", t.amount) for t in self.profile.transactions_with(value)]
-        if valid and name == "find_cards":
-            facts += [(f"{c.id} R_type", c.type) for c in self.profile.cards_of(value)]
-        actions.append(Action(API, "result", tuple(facts)))
+        facts, valid = self._result(slot, value)
+        actions = [Action(SYSTEM, "api_call", (("api", name), *arguments)), Action(API, "result", facts)]
         if valid:
             self.filled[slot] = value
             self.invalid_in_a_row = 0
@@ -198,32 +190,39 @@ class SystemBot:
             return actions + [Action(SYSTEM, "too_many"), Action(SYSTEM, "end_call")]
         return actions + [Action(SYSTEM, "change", (("slot", slot),))]
 
+    def _result(self, slot: str, value: str) -> tuple[tuple[tuple[str, str], ...], bool]:
+        """The result lines of checking ``value`` for ``slot`` (given the slots filled), and whether it is valid."""
+        valid = value in valid_values(self.profile, slot, self.filled)
+        facts: list[tuple[str, str]] = [(f"{value} R_status", "valid" if valid else "invalid")]
+        if not valid:  # the paper's "list of available accounts joint , savings"
+            facts += [(f"{v} R_available", slot) for v in valid_values(self.profile, slot, self.filled)]
+        name = _api_name(self.intent, slot, self.alternative)
+        if valid and name == "find_transactions":
+            facts += [(f"{t.id} R_amount", t.amount) for t in self.profile.transactions_with(value)]
+        if valid and name == "find_cards":
+            facts += [(f"{c.id} R_type", c.type) for c in self.profile.cards_of(value)]
+        return tuple(facts), valid
+
     def _validate_together(self, values: list[tuple[str, str]]) -> list[Action]:
-        """One API call checking every value of an opening (a call training never makes), the change question for
-        the first invalid one (in the flow's order) if any."""
-        name = "check_" + "_".join(slot for slot, _ in values)
-        facts: list[tuple[str, str]] = []
-        invalid = None
-        context = dict(self.filled)
+        """One API call for every value of an opening (a call training never makes). As separate checks would, it
+        checks them in the flow's order up to the first invalid one, whose change question follows; each value
+        checked has the result lines its own check gives."""
+        facts: tuple[tuple[str, str], ...] = ()
+        valid = True
         for slot, value in values:
-            valid = value in valid_values(self.profile, slot, context)
-            facts.append((f"{value} R_status", "valid" if valid else "invalid"))
-            if valid:
-                context[slot] = value
-            elif invalid is None:
-                invalid = slot
-                facts += [(f"{v} R_available", slot) for v in valid_values(self.profile, slot, context)]
-        actions = [Action(SYSTEM, "api_call", (("api", name), *values)), Action(API, "result", tuple(facts))]
-        for slot, value in values:
-            if slot == invalid:
+            self.state = slot
+            found, valid = self._result(slot, value)
+            facts += found
+            if not valid:
                 break
             self.filled[slot] = value
-        if invalid is None:
+        actions = [Action(SYSTEM, "api_call", (("api", "check_" + "_".join(slot for slot, _ in values)), *values)),
+                   Action(API, "result", facts)]
+        if valid:
             self.state, self.invalid_in_a_row = None, 0
             return actions
-        self.state = invalid
         self.invalid_in_a_row += 1
-        return actions + [Action(SYSTEM, "change", (("slot", invalid),))]
+        return actions + [Action(SYSTEM, "change", (("slot", self.state),))]
 
     def _execute(self) -> list[Action]:
         if self.intent == "block_card" and self.alternative:
@@ -380,13 +379,14 @@ class ChallengeUser(UserBot):
                                               (extra, self.answer(extra, {**filled, slot: value}, valid=not again))))
 
 
-def _reordered_request(readings: Readings, system: SystemBot, request: Action, marked: list[int]) -> bool:
+def _reordered_request(readings: Readings, system: SystemBot, request: Action, marked: list[int],
+                       after_change: bool) -> bool:
     """Whether a request of a reordered flow is scored: the last slot's, once every other is valid (the default);
     or (every_request) any request of a slot other than the one training's order asks for next (not the same
     slot asked again after a change question, which training asks the same way)."""
     slot = request.value("slot")
     if readings.reordering == "every_request":
-        return slot != next(s for s in SLOTS[system.intent] if s not in system.filled)
+        return not after_change and slot != next((s for s in SLOTS[system.intent] if s not in system.filled), None)
     return not marked and system.order[-1] == slot and len(system.filled) == len(system.order) - 1
 
 
@@ -431,8 +431,8 @@ def play(scenario: Scenario, profile: UserProfile, rng: random.Random, max_turns
         if turn_is_challenge and not (second_only and user.occurrences < 2):
             marked += [offset for offset, _ in checks]
         last = replies[-1]
-        if challenge == "reordering" and last.act == "request" and turn.act != "affirm" and \
-                _reordered_request(readings, system, last, marked):
+        if challenge == "reordering" and last.act == "request" and \
+                _reordered_request(readings, system, last, marked, after_change=turn.act == "affirm"):
             marked.append(len(actions) + len(replies) - 1)
         actions += replies
         if system.done:

@@ -5,12 +5,17 @@ A finding holds in a column (IT or OOT) when its direction holds beyond one stan
 higher cell's mean less its deviation above the lower cell's mean plus its deviation; "reversed" when the other
 way holds so; otherwise "within the spread".
 
-    python -m models.banking.findings docs/tables/banking-tables8-9.csv docs/banking.md
+    python -m models.banking.findings docs/tables/banking-tables8-9.csv docs/banking.md \
+        --departures docs/tables/banking-reading-*.csv
+
+``--departures`` also checks each finding on tables whose corpora read the paper otherwise
+(``dialog generate banking --reading``): the finding the audit says the reading's detail most likely breaks.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +27,9 @@ OOP_CASES = ("turn_compression", "new_api", "reordering", "another_slot", "audit
 TITLES = {"none": "non-OOP", "turn_compression": "turn compression", "new_api": "new API", "reordering": "reordering",
           "another_slot": "another slot", "audit_more": "audit more", "average": "OOP average"}
 START, END = "<!-- BANKING FINDINGS -->", "<!-- /BANKING FINDINGS -->"
+DEPARTURES_START, DEPARTURES_END = "<!-- BANKING DEPARTURES -->", "<!-- /BANKING DEPARTURES -->"
+# The finding each reading of data/banking/readings.py is a test of (docs/banking-audit.md's rows 4, 15-16, 14, 18).
+TESTED_BY = {"declines": 2, "reordering": 3, "another_slot": 3, "new_api": 4, "multiple_scored": 5}
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,13 @@ def read_cells(path: str | Path) -> Cells:
         return {(row["table"], row["test_case"], row["templates"], row["model"]):
                 Cell(float(row["per_response_accuracy"]), float(row["sd"] or 0),
                      float(row["paper"]) if row["paper"] else None) for row in csv.DictReader(handle)}
+
+
+def read_readings(path: str | Path) -> dict:
+    """The readings other than the defaults of the corpora a Tables 8-9 CSV comes from (none for an older CSV)."""
+    with open(path, newline="") as handle:
+        row = next(csv.DictReader(handle), {})
+    return json.loads(row["readings"]) if row.get("readings") else {}
 
 
 def direction(high: Cell, low: Cell) -> str:
@@ -123,14 +138,44 @@ FINDINGS = (
 )
 
 
+CLAIMS = {**{finding.number: finding.claim for finding in FINDINGS}, 4: "New API the hardest case",
+          5: "The phenomenon twice (Table 9) lowers audit more"}
+
+
+def check(number: int, cells: Cells) -> tuple[str, str, str]:
+    """Finding ``number`` on ``cells``: the paper's figures, ours, and the verdict."""
+    if number == 4:
+        return hardest(cells)
+    if number == 5:
+        return twice(cells)
+    return FINDINGS[number - 1].rows(cells)
+
+
+def format_departures(default: Cells, variants: Sequence[tuple[str, dict, Cells]]) -> str:
+    """For each table read otherwise (its source, readings, cells), each finding one of its readings tests: the
+    verdict by default and under the reading, and what that says."""
+    lines = ["| # | The paper says | Reading tested | Ours by default | Ours under the reading | Result |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for source, readings, cells in variants:
+        for number in sorted({TESTED_BY[name] for name in readings}):
+            named = ", ".join(f"`{name}={value}`" for name, value in readings.items() if TESTED_BY[name] == number)
+            verdict = check(number, cells)[2]
+            result = ("reproduced when " if verdict == "Yes" else "partly reproduced when " if
+                      verdict.startswith("Partly") else "not reproduced, and not by ") + named
+            link = f"[{Path(source).name}]({Path(source).as_posix().removeprefix('docs/')})"
+            lines.append(f"| {number} | {CLAIMS[number]} | {named} ({link}) | {check(number, default)[2]} | "
+                         f"{check(number, cells)[1]}: {verdict} | {result} |")
+    return "\n".join([*lines, "", "Written by `python -m models.banking.findings ... --departures` from each table's "
+                      "CSV; the same rule as above (a direction holds beyond one standard deviation of both cells)."])
+
+
 def format_findings(cells: Cells, source: str) -> str:
     """The findings table and the figures the page discusses beside it (routing, ours, cells near the paper's)."""
     lines = ["| # | The paper says | The paper's figures | Ours (mean ± standard deviation over the seeds) | "
              "Reproduced? |", "| --- | --- | --- | --- | --- |"]
     for finding in FINDINGS:
         lines.append(f"| {finding.number} | {finding.claim} | " + " | ".join(finding.rows(cells)) + " |")
-    lines.append("| 4 | New API the hardest case | " + " | ".join(hardest(cells)) + " |")
-    lines.append("| 5 | The phenomenon twice (Table 9) lowers audit more | " + " | ".join(twice(cells)) + " |")
+    lines += [f"| {number} | {CLAIMS[number]} | " + " | ".join(check(number, cells)) + " |" for number in (4, 5)]
     near = [cell for (table, case, _, model), cell in cells.items() if table == "8" and cell.paper is not None
             and model in ("SMN", "MMN")]
     close = sum(abs(cell.mean - cell.paper) <= 10 for cell in near)
@@ -154,8 +199,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.banking.findings", description=main.__doc__)
     parser.add_argument("table", help="the Tables 8-9 CSV")
     parser.add_argument("document", help="the document whose findings block (between its markers) is rewritten")
+    parser.add_argument("--departures", nargs="+", default=[], metavar="CSV",
+                        help="Tables 8-9 CSVs of corpora read otherwise: their block is rewritten too")
     args = parser.parse_args(argv)
-    write_block(args.document, START, END, format_findings(read_cells(args.table), args.table))
+    if read_readings(args.table):
+        parser.error(f"{args.table} comes from corpora read otherwise: the findings are checked on the defaults")
+    variants = [(path, read_readings(path), read_cells(path)) for path in args.departures]
+    if not all(readings for _, readings, _ in variants):
+        parser.error("each --departures CSV must come from corpora read otherwise (its readings column)")
+    cells = read_cells(args.table)
+    write_block(args.document, START, END, format_findings(cells, args.table))
+    if variants:
+        write_block(args.document, DEPARTURES_START, DEPARTURES_END, format_departures(cells, variants))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class BankingResults:
     seeds: int = 1
     spread8: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
     spread9: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
+    readings: dict[str, object] = field(default_factory=dict)  # the corpora's readings other than the defaults
 
 
 def _paper8(challenge: str, column: tuple[str, str]) -> float | None:
@@ -60,7 +62,7 @@ def format_banking_markdown(results: BankingResults) -> str:
     lines = [f"Table 8: per-response accuracy % on the banking self-play tests; ours ({over}), then the paper's.",
              "Non OOP: every bot turn of the non-OOP test dialogs. OOP rows: the bot turns answering the phenomenon. "
              "Our corpus comes from our own generator and templates, so the figures compare in shape, not value. "
-             f"{OURS}: the state ranker, beyond the paper.",
+             f"{OURS}: the state ranker, beyond the paper." + _readings_sentence(results.readings),
              "", "| Test case | " + " | ".join(f"{t} {m}" for t, m in shown) + " | turns (IT / OOT) |",
              "| --- |" + " --- |" * (len(shown) + 1)]
     for challenge in (NONE, *CHALLENGES, "average"):
@@ -97,6 +99,13 @@ def format_banking_markdown(results: BankingResults) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _readings_sentence(readings: dict[str, object]) -> str:
+    if not readings:
+        return ""
+    named = ", ".join(f"`{name}={value}`" for name, value in readings.items())
+    return f" The corpora read the paper otherwise in {named} (data/banking/readings.py), by default elsewhere."
+
+
 def _development_rows(results: BankingResults, models: list[str]) -> list[str]:
     """The development challenge sets' table (``dev`` and ``dev-OOP``, development templates), when scored: the
     figures every choice about out-of-pattern dialogs is made on, so that no test file chooses anything."""
@@ -123,14 +132,16 @@ def _development_rows(results: BankingResults, models: list[str]) -> list[str]:
 def format_banking_csv(results: BankingResults) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["table", "test_case", "templates", "model", "per_response_accuracy", "sd", "seeds", "paper"])
+    writer.writerow(["table", "test_case", "templates", "model", "per_response_accuracy", "sd", "seeds", "paper",
+                     "readings"])
+    readings = json.dumps(results.readings, sort_keys=True) if results.readings else ""
     for (challenge, templates, model), value in results.table8.items():
         paper = _paper8(challenge, (templates, model)) if challenge in PAPER_TABLE8 else None
         writer.writerow([8, challenge, templates, model, value, results.spread8.get((challenge, templates, model)),
-                         results.seeds, paper])
+                         results.seeds, paper, readings])
     for (challenge, templates, model), value in results.table9.items():
         writer.writerow([9, challenge, templates, model, value, results.spread9.get((challenge, templates, model)),
-                         results.seeds, _paper9(challenge, templates, model)])
+                         results.seeds, _paper9(challenge, templates, model), readings])
     return buffer.getvalue()
 
 

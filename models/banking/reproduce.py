@@ -224,7 +224,8 @@ def run_banking_benchmark(files: TaskFiles, out: str | Path, epochs: int | None 
     turns = {key: round(statistics.fmean(run[2][key] for run in runs)) for key in runs[0][2]}
     seconds = {name: round(sum(run[3][name] for run in runs), 1) for name in runs[0][3]}
     results = BankingResults(table8, table9, turns, seconds, [note for run in runs for note in run[4]],
-                             seeds=len(runs), spread8=spread8, spread9=spread9)
+                             seeds=len(runs), spread8=spread8, spread9=spread9,
+                             readings=plan_of(read_task_labels(files)).readings.changed())
     write_banking_results(results, out)
     return results
 

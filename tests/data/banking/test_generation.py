@@ -275,11 +275,25 @@ def _played_read(challenge: str, readings: Readings, intent: str = "transfer", m
 
 def test_each_reading_changes_what_its_case_scores() -> None:
     """The other reading of each open detail (data/banking/readings.py) does what it names, and only there."""
-    for dialog in _played_read("new_api", Readings(new_api="one_call")):
-        (marked,) = dialog.challenge_actions
-        call = dialog.actions[marked]
-        assert call.value("api") == "check_" + "_".join(slot for slot, _ in dialog.actions[1].slots[1:])
-        assert len(call.slots) == 3  # the api and both values
+    changed = 0
+    for intent in ("transfer", "block_card"):
+        for dialog in _played_read("new_api", Readings(new_api="one_call"), intent, count=40):
+            (marked,) = dialog.challenge_actions
+            call, result, after = dialog.actions[marked:marked + 3]
+            assert call.value("api") == "check_" + "_".join(slot for slot, _ in dialog.actions[1].slots[1:])
+            assert len(call.slots) == 3  # the api and both values
+            statuses = [value for fact, value in result.slots if fact.endswith("R_status")]
+            # Checked in the flow's order up to the first invalid value, whose change question follows.
+            assert statuses in (["valid", "valid"], ["invalid"], ["valid", "invalid"]), result
+            if statuses[-1] == "invalid":
+                changed += 1
+                invalid = call.slots[len(statuses)][0]
+                assert after.act == "change" and after.value("slot") == invalid
+                assert [a.value("slot") for a in dialog.actions[marked + 3:] if a.act == "request"][0] == invalid
+            final = [a for a in dialog.actions if a.act == "api_call" and a.value("api") == intent]
+            facts = " ".join(fact for a in dialog.actions if a.speaker == API for fact, _ in a.slots)
+            assert all(value in facts for a in final for _, value in a.slots[1:])  # the card blocked was found
+    assert changed
     for dialog in _played_read("another_slot", Readings(another_slot="any_later_slot"), count=60):
         (marked,) = dialog.challenge_actions
         asked, given = dialog.actions[marked - 2].value("slot"), _check_slot(dialog.actions[marked])

@@ -31,11 +31,22 @@ def test_markdown_puts_ours_beside_the_paper_and_says_n_a() -> None:
 
 def test_csv_has_a_row_per_cell_with_the_papers_figure() -> None:
     rows = list(csv.reader(io.StringIO(format_banking_csv(results()))))
-    assert rows[0] == ["table", "test_case", "templates", "model", "per_response_accuracy", "sd", "seeds", "paper"]
-    assert ["8", "new_api", "OOT", "MMN", "", "", "1", "6.67"] in rows
-    assert ["8", "average", "IT", "MMN", "50.0", "", "1", "33.47"] in rows
-    assert ["9", "turn_compression", "IT", "SMN", "12.5", "", "1", "29.61"] in rows
+    assert rows[0] == ["table", "test_case", "templates", "model", "per_response_accuracy", "sd", "seeds", "paper",
+                       "readings"]
+    assert ["8", "new_api", "OOT", "MMN", "", "", "1", "6.67", ""] in rows
+    assert ["8", "average", "IT", "MMN", "50.0", "", "1", "33.47", ""] in rows
+    assert ["9", "turn_compression", "IT", "SMN", "12.5", "", "1", "29.61", ""] in rows
     assert len(rows) == 1 + 7 * 4 + 2
+
+
+def test_a_corpus_read_otherwise_says_so_in_both_files() -> None:
+    read = results()
+    read.readings = {"new_api": "one_call", "declines": 0.5}
+    assert "read the paper otherwise in `new_api=one_call`, `declines=0.5` (data/banking/readings.py)" in \
+        format_banking_markdown(read)
+    rows = list(csv.reader(io.StringIO(format_banking_csv(read))))
+    assert {row[-1] for row in rows[1:]} == {'{"declines": 0.5, "new_api": "one_call"}'}
+    assert "otherwise" not in format_banking_markdown(results())
 
 
 def test_several_seeds_give_mean_and_spread() -> None:
@@ -48,5 +59,5 @@ def test_several_seeds_give_mean_and_spread() -> None:
     assert "over 5 seeds (corpus and training)" in text
     assert "| Non OOP | **50.00** ± 1.25 · paper 88.62 | **50.00** · paper 90.17 |" in text
     assert "| MMN dialogs routed to their intent |  | **99.50** ± 0.50 |  | n/a | |" in text
-    assert ["8", "none", "IT", "SMN", "50.0", "1.25", "5", "88.62"] in list(csv.reader(io.StringIO(
+    assert ["8", "none", "IT", "SMN", "50.0", "1.25", "5", "88.62", ""] in list(csv.reader(io.StringIO(
         format_banking_csv(many))))
