@@ -39,7 +39,7 @@ test: setup
 
 # The three papers' tables in docs/tables/, regenerated from seed-0 corpora (banking: seeds 0-4, its generator
 # rerun each time as it takes seconds, then three corpora read otherwise, for the findings against the details the
-# audit blames); about two hours on 2 cores (docs/results.md says where it goes).
+# audit blames); about an hour and a half on 2 cores (docs/results.md says where it goes).
 TABLE2_METHODS ?= rule_based,tfidf,tfidf_type,nearest_neighbour,embeddings,memn2n,memn2n_match,template_memn2n
 tables: setup
 	@test -f corpora/restaurant/dialog-babi-candidates.txt || $(VENV)/bin/dialog generate restaurant --out corpora/restaurant --seed 0
