@@ -65,7 +65,7 @@ from models.examples import TaskData, TurnExample, pad_batch
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
-                  "beside_call", "goal", "act_mask")
+                  "beside_call", "goal", "act_mask", "asked")
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
@@ -182,6 +182,11 @@ class StateFeatures(tf.Module):
         self.value_index = _table(values, -1)
         self.value_type = tf.constant([slot_types.index(lexicon.types[v]) for v in values], tf.int32)
         self.kind_index = _table(lexicon.kinds, 0)
+        # A request (learned: the slot type its next user turn gives) names a slot of the dialog's goal.
+        requests = sorted(lexicon.request_types)
+        self.request_type = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+            tf.constant(requests or [""]), tf.constant([slot_types.index(lexicon.request_types[r]) for r in requests]
+                                                      or [-1], tf.int32)), -1)
         self.type_words = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
             tf.constant(values or [""]), tf.constant([f"<{lexicon.types[v]}>" for v in values] or [""])), "")
         # 0: padding, and a word training never showed: it adds nothing (an embedding no training step moved would
@@ -290,7 +295,14 @@ class StateFeatures(tf.Module):
         type_beside = _per_type(tf.cast(beside_call, tf.int32), self.value_type, types) > 0
         type_code = _per_type(last_result, self.value_type, types)
         type_kind = tf.where(type_code >= 0, type_code % self.kind_count, 0)
-        missing = self._missing(type_pending | (type_code >= 0))
+        # The slot types the bot asked for so far: they belong to the goal, given or not (a transfer asks for the
+        # account, a cancelled transfer never does), whatever the words of the user's turns.
+        asked = tf.reduce_max(tf.one_hot(tf.where(is_bot, self.request_type.lookup(lines), -1), types,
+                                         dtype=tf.int32), axis=1) > 0  # [B, T]
+        if "asked" in self.removed:
+            asked = tf.zeros_like(asked)
+        given = type_pending | (type_code >= 0)
+        missing = self._missing(given, given | asked)
         type_features = tf.concat([tf.cast(tf.stack([type_pending, type_in_query, type_beside, missing], -1),
                                            tf.float32),
                                    tf.one_hot(type_kind, self.kind_count)], axis=-1)  # [B, T, TYPE_FLAGS + K]
@@ -325,17 +337,17 @@ class StateFeatures(tf.Module):
         return {"query_words": query_words, "history_words": history, "last_line": last_line,
                 "state_counts": state_counts, "value_features": value_features, "type_features": type_features}
 
-    def _missing(self, given: tf.Tensor) -> tf.Tensor:
-        """[B, T] slot types given a value (pending or answered) -> those the goal still needs: the types that
-        every goal (learned, :attr:`SlotLexicon.goals`) holding all the types given so far takes, and that were not
-        given. Nothing is missing before a slot is given, or when no goal holds them all. Whatever order the slots
-        come in, the one left is missing (the request for it), where a model of the training flows knows only the
-        order they had."""
+    def _missing(self, given: tf.Tensor, known: tf.Tensor) -> tf.Tensor:
+        """[B, T] slot types given a value (pending or answered), and those known to be in the goal (given, or asked
+        for by the bot) -> those the goal still needs: the types that every goal (learned,
+        :attr:`SlotLexicon.goals`) holding all the known types takes, and that were not given. Nothing is missing
+        before a slot is known, or when no goal holds them all. Whatever order the slots come in, the one left is
+        missing (the request for it), where a model of the training flows knows only the order they had."""
         if "goal" in self.removed:
             return tf.zeros_like(given)
         outside = 1.0 - self.goal_types  # [A, T]
-        some = tf.reduce_any(given, axis=1, keepdims=True)
-        goals = tf.equal(tf.matmul(tf.cast(given, tf.float32), outside, transpose_b=True), 0) & some  # [B, A]
+        some = tf.reduce_any(known, axis=1, keepdims=True)
+        goals = tf.equal(tf.matmul(tf.cast(known, tf.float32), outside, transpose_b=True), 0) & some  # [B, A]
         needed = tf.equal(tf.matmul(tf.cast(goals, tf.float32), outside), 0) & tf.reduce_any(goals, axis=1,
                                                                                               keepdims=True)
         return needed & ~given

@@ -232,13 +232,31 @@ def test_a_slot_is_missing_only_where_every_goal_holding_the_given_ones_takes_it
     features = StateFeatures(lexicon, CANDIDATES, ["yes"])
     types = lexicon.slot_types
 
-    def missing(*given: str) -> list[str]:
+    def missing(*given: str, asked: tuple[str, ...] = ()) -> list[str]:
         row = tf.constant([[t in given for t in types]])
-        return [types[t] for t in np.flatnonzero(features._missing(row).numpy()[0])]
+        known = tf.constant([[t in given or t in asked for t in types]])
+        return [types[t] for t in np.flatnonzero(features._missing(row, known).numpy()[0])]
 
     assert missing("account") == ["partner"]  # both goals take the partner; only one the amount
     assert missing("amount") == ["account", "partner"]  # one goal holds the amount
     assert missing() == [] and missing("account", "amount", "partner") == []
+    # A slot the bot asked for is in the goal, given or not: asked for the amount, the account is missing too.
+    assert missing("account", asked=("amount",)) == ["amount", "partner"]
+    assert missing(asked=("amount",)) == ["account", "amount", "partner"]
+
+
+def test_the_slots_the_bot_asked_for_say_which_goal_the_dialog_has() -> None:
+    """Asked for the account, the user names the partner (another slot): only the goal that takes the account and
+    the partner is left, so the account and the amount are missing; without the bot's request ("asked" removed)
+    the partner alone fits a goal without the account as well, and nothing is missing."""
+    lexicon = replace(SlotLexicon.learn(_examples()), goals=(("account", "amount", "partner"), ("partner",)))
+    types = lexicon.slot_types
+    memory = ["i want to send money", "which account would you like to use ?"]
+    for removed, expected in (((), ["account", "amount"]), (("asked",), [])):
+        features = StateFeatures(lexicon, CANDIDATES, ["yes"], removed)
+        out = features.facts(tf.constant([memory]), tf.constant([["user", "bot"]]), tf.constant(["megan"]))
+        state = out["type_features"].numpy()[0]
+        assert [types[t] for t in np.flatnonzero(state[:, 3])] == expected, removed  # TYPE_FLAGS' last: missing
 
 
 @pytest.mark.parametrize("removed", [(), ("value_state",), ("slot_state",)])
