@@ -36,8 +36,10 @@ turn, its latest result), the act and template terms' inputs, ``act_term`` (the 
 normalisation with it), ``beside_call`` (a pending value said in the user turn that gave a value of the last API
 call: the caller gave it with the value just checked, and a bot checks it next, where a value said before another
 turn's check waits to be asked for again; a value's fact and its slot type's), ``goal`` (a slot type missing from
-the goal: every goal learned from training's dialogs that takes all the slot types given so far takes it, and it
-has no value yet; a slot type's fact, and how many there are in the state counts) and ``act_mask`` (at ranking, what
+the goal: every goal learned from training's dialogs that takes all the slot types known so far takes it, and it
+has no value yet; a slot type's fact, and how many there are in the state counts), ``asked`` (a slot type the bot
+asked for is known to be in the goal, given or not: the bot's requests say the intent where the user's words
+cannot) and ``act_mask`` (at ranking, what
 training's bots never did in the example's situation goes after what they did: the situation, whether a value waits
 beside the last call, whether the last user turn gave a pending value and the kind of a result on the last line; what
 a candidate does, its act and the kind of its values; :func:`learn_act_mask`). Training leaves each word of the
