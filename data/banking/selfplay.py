@@ -350,17 +350,20 @@ class ChallengeUser(UserBot):
         slots after the asked one not filled yet."""
         if not self.any_later_slot:
             return "partner" if slot == "account" else None
-        flow = SLOTS[self.intent]
-        later = [s for s in flow[flow.index(slot) + 1:] if s not in filled] if slot in flow else []
+        later = self._later(slot, filled)
         return self.rng.choice(later) if later else None
+
+    def _later(self, slot: str, filled: dict[str, str]) -> list[str]:
+        """The slots after ``slot`` in the intent's flow that are not filled yet."""
+        flow = SLOTS[self.intent]
+        return [s for s in flow[flow.index(slot) + 1:] if s not in filled] if slot in flow else []
 
     def _audit_more(self, slot: str, filled: dict[str, str]) -> Action | None:
         """Table 7: asked again for a slot after changing it, the user gives it and a later slot not asked yet.
         The first time a slot with later ones is asked, it gets an invalid value (or, for a single occurrence,
         half the time a plain answer when a later slot could still be audited) so that it is asked again. In a
         multiple dialog the first extra value is invalid, so that its slot is asked again for the second."""
-        flow = SLOTS[self.intent]
-        later = [s for s in flow[flow.index(slot) + 1:] if s not in filled] if slot in flow else []
+        later = self._later(slot, filled)
         if not later:
             return None
         if slot not in self.audited:
