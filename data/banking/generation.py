@@ -89,7 +89,8 @@ def plan_of(labels: Sequence[dict]) -> BankingPlan:
     seeds = {label.get("seed", 0) for label in labels}
     if len(seeds) != 1:
         raise ValueError(f"the labels name {len(seeds)} seeds ({sorted(seeds)[:3]}...): not one generated corpus")
-    readings = {json.dumps(Readings(**label.get("readings", {})).changed(), sort_keys=True) for label in labels}
+    recorded = {json.dumps(label.get("readings", {}), sort_keys=True) for label in labels}
+    readings = {json.dumps(Readings(**json.loads(text)).changed(), sort_keys=True) for text in recorded}
     if len(readings) != 1:
         raise ValueError(f"the labels name {len(readings)} sets of readings: not one generated corpus")
     return BankingPlan(seed=seeds.pop(), train_dialogs=count("trn"), dev_dialogs=count("dev"),

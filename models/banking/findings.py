@@ -159,12 +159,12 @@ def format_departures(default: Cells, variants: Sequence[tuple[str, dict, Cells]
     for source, readings, cells in variants:
         for number in sorted({TESTED_BY[name] for name in readings}):
             named = ", ".join(f"`{name}={value}`" for name, value in readings.items() if TESTED_BY[name] == number)
-            verdict = check(number, cells)[2]
+            _, ours, verdict = check(number, cells)
             result = ("reproduced when " if verdict == "Yes" else "partly reproduced when " if
                       verdict.startswith("Partly") else "not reproduced, and not by ") + named
             link = f"[{Path(source).name}]({Path(source).as_posix().removeprefix('docs/')})"
             lines.append(f"| {number} | {CLAIMS[number]} | {named} ({link}) | {check(number, default)[2]} | "
-                         f"{check(number, cells)[1]}: {verdict} | {result} |")
+                         f"{ours}: {verdict} | {result} |")
     return "\n".join([*lines, "", "Written by `python -m models.banking.findings ... --departures` from each table's "
                       "CSV; the same rule as above (a direction holds beyond one standard deviation of both cells)."])
 
