@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from data.settings import named_settings
+
 REORDERING = ("last_slot", "every_request")
 ANOTHER_SLOT = ("partner_for_account", "any_later_slot")
 NEW_API = ("separate_checks", "one_call")
@@ -54,11 +56,7 @@ class Readings:
     def parse(cls, settings: list[str] | tuple[str, ...]) -> Readings:
         """``NAME=VALUE`` settings over the defaults; a bad name or value is a ``ValueError`` naming it."""
         values: dict[str, Any] = {}
-        names = [f.name for f in fields(cls)]
-        for setting in settings:
-            name, equals, text = setting.partition("=")
-            if not equals or name not in names:
-                raise ValueError(f"reading {setting!r}: expected NAME=VALUE with NAME one of {', '.join(names)}")
+        for setting, name, text in named_settings(settings, [f.name for f in fields(cls)], "reading"):
             if name in values:
                 raise ValueError(f"reading {name} given twice")
             try:

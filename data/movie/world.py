@@ -21,6 +21,8 @@ from functools import cached_property
 
 import numpy as np
 
+from data.settings import named_settings
+
 GENRES = ("Drama", "Comedy", "Thriller", "Horror", "Romance", "Action", "Documentary", "Animation", "Crime",
           "Western", "Musical", "Mystery", "Adventure", "Fantasy", "War")
 TAGS = ("time travel", "heist", "based on a book", "dystopia", "coming of age", "road trip", "revenge", "space",
@@ -96,11 +98,7 @@ class Calibration:
         """``NAME=VALUE`` settings over the defaults; a bad name or value is a ``ValueError`` naming it."""
         fields = {f.name: f.type for f in cls.__dataclass_fields__.values()}
         values: dict[str, float | int] = {}
-        for setting in settings:
-            name, equals, text = setting.partition("=")
-            if not equals or name not in fields:
-                raise ValueError(f"calibration setting {setting!r}: expected NAME=VALUE with NAME one of "
-                                 f"{', '.join(fields)}")
+        for setting, name, text in named_settings(settings, list(fields), "calibration setting"):
             try:
                 values[name] = int(text) if fields[name] == "int" else float(text)
             except ValueError:
