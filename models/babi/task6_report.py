@@ -1,7 +1,8 @@
 """Task 6's estimates beside the held-back test, for docs/babi.md: every method's (folds), (new bot) and (dev)
 figures read from `dialog benchmark`'s CSVs, the maintainers' held-back test figures beside them (quoted from
 ``models.babi.paper``; the project never reads the test file) and how far each estimate is from the test, then the
-(new bot) row by answer kind beside the test's kinds. Written between markers, so no figure there is typed.
+(new bot) row by answer kind beside the test's kinds; and, in a block of its own, each held-out style of the (new
+bot) row set beside the test, method by method. Written between markers, so no figure there is typed.
 
     python -m models.babi.task6_report docs/babi.md docs/tables/babi-task6-public.csv [MORE.csv ...]
 """
@@ -19,6 +20,7 @@ from models.babi.report import figure, title
 from models.doc_blocks import write_block
 
 START, END = "<!-- TASK 6 ESTIMATES -->", "<!-- /TASK 6 ESTIMATES -->"
+STYLES_START, STYLES_END = "<!-- TASK 6 STYLES -->", "<!-- /TASK 6 STYLES -->"
 ROWS = ("T6 (folds)", "T6 (new bot)", "T6 (dev)")
 
 
@@ -85,10 +87,48 @@ def format_estimates(tables: Sequence[str | Path]) -> str:
                       "maintainers' (`models/babi/paper.py`)."])
 
 
+def held_out_figures(row: dict[str, str]) -> list[float]:
+    """The per-run figures of a (folds) or (new bot) row, in run order: the note that
+    ``models.babi.reproduce._held_out_cell`` writes ends with them ("mean over 3 ...: 57.83, 45.99, 52.58")."""
+    note = row.get("note") or ""
+    try:
+        return [float(value) for value in note.rsplit(": ", 1)[1].split(", ")]
+    except (IndexError, ValueError):
+        raise ValueError(f"{row['method']} {row['row']}: no per-run figures at the end of its note {note!r}") from None
+
+
+def format_styles(tables: Sequence[str | Path]) -> str:
+    """Each held-out style of the (new bot) row against the held-back test, for the methods the maintainers
+    measured: the style's figure less the test's, and the mean absolute error over those methods. Shown so that a
+    single style's fit to the test can be read beside the average's; it is not a way to choose one."""
+    estimates = read_estimates(tables)
+    measured = [method for method in HELD_BACK_TASK6 if "T6 (new bot)" in estimates.get(method, {})]
+    if not measured:
+        raise ValueError("no (new bot) row of a method measured on the held-back test in "
+                         + ", ".join(str(t) for t in tables))
+    per_style = {method: held_out_figures(estimates[method]["T6 (new bot)"]) for method in measured}
+    styles = {len(figures) for figures in per_style.values()}
+    if len(styles) != 1:
+        raise ValueError(f"the (new bot) rows hold different numbers of styles: {per_style}")
+    rows = [(f"style {index + 1}", [per_style[m][index] for m in measured]) for index in range(styles.pop())]
+    rows.append(("the styles averaged (the (new bot) row)",
+                 [float(estimates[m]["T6 (new bot)"]["per_response_accuracy"]) for m in measured]))
+    lines = ["| held out | " + " | ".join(f"`{m}`" for m in measured) + " | mean absolute error |",
+             "| --- |" + " --- |" * (len(measured) + 1)]
+    for name, figures in rows:
+        errors = [figure - HELD_BACK_TASK6[method] for figure, method in zip(figures, measured, strict=True)]
+        lines.append(f"| {name} | " + " | ".join(f"{error:+.2f}" for error in errors)
+                     + f" | {sum(map(abs, errors)) / len(errors):.2f} |")
+    return "\n".join([*lines, "", "Per-response %, each held-out style's figure (from the (new bot) rows' notes) less "
+                      "the maintainers' held-back test figure (`models/babi/paper.py`), by `python -m "
+                      "models.babi.task6_report`."])
+
+
 def main(argv: Sequence[str]) -> None:
     if len(argv) < 2:
         raise SystemExit("usage: python -m models.babi.task6_report DOCUMENT TABLE.csv [TABLE.csv ...]")
     write_block(argv[0], START, END, format_estimates(argv[1:]))
+    write_block(argv[0], STYLES_START, STYLES_END, format_styles(argv[1:]))
 
 
 if __name__ == "__main__":

@@ -15,12 +15,14 @@ FIELDS = ["row", "method", "per_response_accuracy", "per_dialog_accuracy", "pape
           "seconds", "note", "per_response_spread", "by_kind", "decided_by_kind"]
 
 
-def _table(path: Path, rows: list[tuple[str, str, float, float | None, dict[str, float]]]) -> Path:
+def _table(path: Path, rows: list[tuple], notes: dict[str, str] | None = None) -> Path:
+    """A benchmark CSV of (row, method, accuracy, spread, kinds) rows; ``notes``: method -> its (new bot) note."""
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, FIELDS)
         writer.writeheader()
         for row, method, accuracy, spread, kinds in rows:
             writer.writerow({"row": row, "method": method, "per_response_accuracy": accuracy,
+                             "note": (notes or {}).get(method, "") if row == "T6 (new bot)" else "",
                              "per_response_spread": "" if spread is None else spread,
                              "by_kind": json.dumps(kinds) if kinds else "",
                              "decided_by_kind": json.dumps({k: v + 40 for k, v in kinds.items()}) if kinds else ""})
@@ -66,11 +68,47 @@ def test_a_table_without_task_6_is_named(tmp_path: Path) -> None:
         task6_report.format_estimates([other])
 
 
+def _styles_table(path: Path, figures: dict[str, list[float]]) -> Path:
+    """The (new bot) rows of the measured methods, each run's figure at the end of its note as the benchmark
+    writes it, the row's figure their mean."""
+    return _table(path, [("T6 (new bot)", method, sum(runs) / len(runs), 1.0, {}) for method, runs in figures.items()],
+                  {method: "mean over 3 held-out bot wording styles of trn, each chosen on a fifth of the others: "
+                   + ", ".join(f"{run}" for run in runs) for method, runs in figures.items()})
+
+
+def test_each_held_out_style_is_set_beside_the_test_method_by_method(tmp_path: Path) -> None:
+    """A style's cell is its own figure less the test's, signed; the error column is the mean of their absolute
+    values; the last row is the (new bot) row's mean. A method the maintainers did not measure stays out."""
+    measured = list(HELD_BACK_TASK6)
+    offsets = {"style 1": [3.0, -1.0, 2.0, -4.0, 5.0], "style 2": [-2.0, 0.5, 0.0, 1.5, -1.0],
+               "style 3": [1.0, 1.0, -1.0, 1.0, -1.0]}
+    figures = {method: [HELD_BACK_TASK6[method] + offsets[style][index] for style in offsets]
+               for index, method in enumerate(measured)}
+    figures["tfidf"] = [2.0, 3.0, 4.0]
+    block = task6_report.format_styles([_styles_table(tmp_path / "a.csv", figures)])
+    rows = {line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")[2:-1]]
+            for line in block.splitlines() if line.startswith("| style") or line.startswith("| the styles")}
+    assert rows["style 1"] == ["+3.00", "-1.00", "+2.00", "-4.00", "+5.00", "3.00"]
+    assert rows["style 2"] == ["-2.00", "+0.50", "+0.00", "+1.50", "-1.00", "1.00"]
+    mean = [sum(offsets[style][index] for style in offsets) / 3 for index in range(5)]
+    assert rows["the styles averaged (the (new bot) row)"] == [
+        *(f"{value:+.2f}" for value in mean), f"{sum(map(abs, mean)) / 5:.2f}"]
+    assert "tfidf" not in block and all(f"`{method}`" in block for method in measured)
+
+
+def test_a_new_bot_note_without_its_runs_is_named(tmp_path: Path) -> None:
+    table = _table(tmp_path / "a.csv", [("T6 (new bot)", "rule_based", 52.1, 5.9, {})], {"rule_based": "no runs"})
+    with pytest.raises(ValueError, match="rule_based T6 \\(new bot\\): no per-run figures"):
+        task6_report.format_styles([table])
+
+
 def test_main_writes_between_the_markers(tmp_path: Path) -> None:
     table = _table(tmp_path / "a.csv", [("T6 (dev)", "hcn", 65.69, None, {})])
+    styles = _styles_table(tmp_path / "b.csv", {"rule_based": [57.83, 45.99, 52.58]})
     document = tmp_path / "doc.md"
-    document.write_text(f"before\n{task6_report.START}\nOLD-CONTENT\n{task6_report.END}\nafter\n")
-    task6_report.main([str(document), str(table)])
+    document.write_text(f"before\n{task6_report.START}\nOLD-CONTENT\n{task6_report.END}\nbetween\n"
+                        f"{task6_report.STYLES_START}\nOLD-STYLES\n{task6_report.STYLES_END}\nafter\n")
+    task6_report.main([str(document), str(table), str(styles)])
     text = document.read_text()
     assert text.startswith("before\n") and text.endswith("after\n") and "OLD-CONTENT" not in text
-    assert "| 65.7 |" in text
+    assert "| 65.7 |" in text and "OLD-STYLES" not in text and "| style 2 | -2.91 | 2.91 |" in text
