@@ -112,8 +112,14 @@ def _held_out_cell(task: TaskData, method: str, work: Path, settings: Settings, 
     per_response, spread = mean_and_spread([cell.per_response for cell in held_out])
     return Cell(row_name(task.task, split), method, per_response,
                 mean_and_spread([cell.per_dialog for cell in held_out])[0], time.perf_counter() - started,
-                f"mean over {len(runs)} {what}: " + ", ".join(f"{c.per_response}" for c in held_out), spread,
+                held_out_note(what, [cell.per_response for cell in held_out]), spread,
                 _mean_by_kind([c.kinds for c in held_out], True), _mean_by_kind([c.decided for c in held_out], True))
+
+
+def held_out_note(what: str, figures: Sequence[float]) -> str:
+    """The note of a (folds) or (new bot) cell: what its runs held out, then each run's figure in run order, which
+    ``models.babi.task6_report.held_out_figures`` reads back for the per-style block."""
+    return f"mean over {len(figures)} {what}: " + ", ".join(f"{figure}" for figure in figures)
 
 
 def _fold_cells(task: TaskData, method: str, work: Path, settings: Settings, runs: Sequence[FoldRun],

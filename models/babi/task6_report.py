@@ -88,8 +88,8 @@ def format_estimates(tables: Sequence[str | Path]) -> str:
 
 
 def held_out_figures(row: dict[str, str]) -> list[float]:
-    """The per-run figures of a (folds) or (new bot) row, in run order: the note that
-    ``models.babi.reproduce._held_out_cell`` writes ends with them ("mean over 3 ...: 57.83, 45.99, 52.58")."""
+    """The per-run figures of a (folds) or (new bot) row, in run order: its note
+    (``models.babi.reproduce.held_out_note``) ends with them ("mean over 3 ...: 57.83, 45.99, 52.58")."""
     note = row.get("note") or ""
     try:
         return [float(value) for value in note.rsplit(": ", 1)[1].split(", ")]

@@ -96,6 +96,13 @@ def test_each_held_out_style_is_set_beside_the_test_method_by_method(tmp_path: P
     assert "tfidf" not in block and all(f"`{method}`" in block for method in measured)
 
 
+def test_the_per_run_figures_are_read_back_from_the_note_the_benchmark_writes() -> None:
+    from models.babi.reproduce import held_out_note
+
+    note = held_out_note("held-out bot wording styles of trn, each chosen on a fifth of the others: a", [57.83, 45.99])
+    assert task6_report.held_out_figures({"method": "m", "row": "T6 (new bot)", "note": note}) == [57.83, 45.99]
+
+
 def test_a_new_bot_note_without_its_runs_is_named(tmp_path: Path) -> None:
     table = _table(tmp_path / "a.csv", [("T6 (new bot)", "rule_based", 52.1, 5.9, {})], {"rule_based": "no runs"})
     with pytest.raises(ValueError, match="rule_based T6 \\(new bot\\): no per-run figures"):
