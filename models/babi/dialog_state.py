@@ -36,6 +36,7 @@ import tensorflow as tf
 from data.corpus import API_CALL_PREFIX, KB_RESULT_PATTERN, NO_RESULT, is_api_call, parse_kb_result
 from models.babi.rule_based_dstc2 import ANY_SLOT_WORDS, DONT_CARE_PHRASES, SPELLINGS
 from models.examples import BOT, USER, TurnExample, pad_batch
+from models.features import lookup_table
 
 STATES = ("unknown", "value", "dontcare")
 CALLS = ("none", "same", "changed")
@@ -120,12 +121,6 @@ def argument_kinds(types: Mapping[str, str], calls: Sequence[Sequence[str]]) -> 
     return by_position
 
 
-def _table(keys: Sequence[str], values: Sequence, default: int | str) -> tf.lookup.StaticHashTable:
-    dtype = tf.string if isinstance(default, str) else tf.int32
-    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-        tf.constant(list(keys) or [""], tf.string), tf.constant(list(values) or [default], dtype)), default)
-
-
 def last_index(mask: tf.Tensor, axis: int = 1) -> tf.Tensor:
     """The index of the last True along ``axis`` (-1 when none)."""
     shape = [1] * mask.shape.rank
@@ -146,12 +141,12 @@ class DialogStateTracker(tf.Module):
                              f"apostrophes and spaces ({list(spec.dont_care)})")
         self.slot_count = len(slots)
         self.slot_names = tf.constant(slots)[tf.newaxis, :]
-        self.value_slot = _table(list(spec.values), [slots.index(s) for s in spec.values.values()], -1)
-        self.asked = _table(list(spec.asked), [slots.index(s) for s in spec.asked.values()], -1)
+        self.value_slot = lookup_table(list(spec.values), [slots.index(s) for s in spec.values.values()], -1)
+        self.asked = lookup_table(list(spec.asked), [slots.index(s) for s in spec.asked.values()], -1)
         named = {w: s for w, s in spec.slot_words.items() if s in slots}
-        self.slot_word = _table(list(named), [slots.index(s) for s in named.values()], -1)
+        self.slot_word = lookup_table(list(named), [slots.index(s) for s in named.values()], -1)
         spellings = dict(spec.spellings or {})
-        self.spelling = _table(list(spellings), list(spellings.values()), "")
+        self.spelling = lookup_table(list(spellings), list(spellings.values()), "")
         self.dont_care_pattern = rf".*\b({'|'.join(spec.dont_care)})\b.*"
         self.entries = (tf.constant(spec.entries, tf.string, shape=[len(spec.entries), len(slots)])
                         if spec.entries else None)

@@ -64,6 +64,7 @@ from data.banking.labels import DEV_CHALLENGES
 from data.corpus import KB_RESULT_PATTERN, SILENCE
 from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
+from models.features import lookup_table
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
@@ -97,12 +98,6 @@ class StateConfig:
         unknown = set(self.removed) - set(FEATURE_GROUPS)
         if unknown:
             raise ValueError(f"unknown feature groups {sorted(unknown)}; choose from {list(FEATURE_GROUPS)}")
-
-
-def _table(keys: Sequence[str], default: int) -> tf.lookup.StaticHashTable:
-    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-        tf.constant(list(keys) or [""], tf.string), tf.constant(list(range(len(keys))) or [default], tf.int32)),
-        default)
 
 
 def _max_per(ids: tf.Tensor, mask: tf.Tensor, data: tf.Tensor, count: int) -> tf.Tensor:
@@ -181,19 +176,16 @@ class StateFeatures(tf.Module):
         self.goal_types = tf.constant(np.array([[t in goal for t in slot_types] for goal in lexicon.goals],
                                                np.float32).reshape(len(lexicon.goals), len(slot_types)))
         self.removed = tuple(removed)
-        self.value_index = _table(values, -1)
+        self.value_index = lookup_table(values, range(len(values)), -1)
         self.value_type = tf.constant([slot_types.index(lexicon.types[v]) for v in values], tf.int32)
-        self.kind_index = _table(lexicon.kinds, 0)
+        self.kind_index = lookup_table(lexicon.kinds, range(len(lexicon.kinds)), 0)
         # A request (learned: the slot type its next user turn gives) names a slot of the dialog's goal.
         requests = sorted(lexicon.request_types)
-        self.request_type = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-            tf.constant(requests or [""]), tf.constant([slot_types.index(lexicon.request_types[r]) for r in requests]
-                                                      or [-1], tf.int32)), -1)
-        self.type_words = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-            tf.constant(values or [""]), tf.constant([f"<{lexicon.types[v]}>" for v in values] or [""])), "")
+        self.request_type = lookup_table(requests, [slot_types.index(lexicon.request_types[r]) for r in requests], -1)
+        self.type_words = lookup_table(values, [f"<{lexicon.types[v]}>" for v in values], "")
         # 0: padding, and a word training never showed: it adds nothing (an embedding no training step moved would
         # add noise, and unseen wordings are what the IT and OOT tests hold).
-        self.word_index = _table(["", *words], 0)
+        self.word_index = lookup_table(["", *words], range(len(words) + 1), 0)
         self.templates = sorted({lexicon.template(c) for c in candidates})
         self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
         # Each candidate's values (padding: V) and slot types (its values' and, for a request, the slot it asks for).
