@@ -11,6 +11,10 @@ One example per exchange, with the features of the dialog-bAbI examples (``model
 - ``memory_tokens``, ``query_tokens``, ``answers_tokens``: the same texts in appendix A's tokens
   (``GraphEntityText.parse``: entities as one token, every word kept). Parsing depends on the entities alone, and
   is most of the cost of featurising an exchange: done once here, it is not done again in every training epoch.
+  ``answers_tokens`` holds the first :data:`~models.movie.text.MAX_ANSWERS` answers alone, the ones training
+  draws its gold from. A QA question may have dozens of answers (every movie of an actor), and the tokens of all
+  of them were two fifths of a QA record's bytes, read again in every epoch and held whole by the Evaluator (TFX's
+  Evaluator merges the dev and test records in memory before ranking them). ``answers`` keeps every answer.
 
 The candidate set (:class:`MovieCandidates`) is the entities, then task 4's dev and test candidate files. A task-4
 training reply is in none of them: its ``answer_index`` is -1 and the Trainer scores it from its text.
@@ -29,6 +33,7 @@ from data.movie.reader import MovieCorpus, iter_dialogs, read_candidates
 from models.examples import BOT, USER
 from models.movie.examples import MovieExample, dialog_examples
 from models.movie.graph_text import GraphEntityText
+from models.movie.text import MAX_ANSWERS
 from models.tf_examples import LABEL_KEY, NO_CHALLENGE, NOT_A_CANDIDATE
 
 TASK_NAMES = {1: "movie-qa", 2: "movie-recs", 3: "movie-qarecs", 4: "movie-reddit"}
@@ -109,11 +114,11 @@ class Parser:
 def movie_tf_examples(examples: Sequence[MovieExample], candidates: MovieCandidates,
                       indices: dict[tuple[int, int], dict[str, int]], parser: Parser) -> Iterator[tf.train.Example]:
     """The tf.Examples of exchanges, their texts parsed together (a call per chunk, not per text)."""
-    texts = [t for e in examples for t in (*e.history, e.query, *e.answers)]
+    texts = [t for e in examples for t in (*e.history, e.query, *e.answers[:MAX_ANSWERS])]
     parsed = iter(parser(texts))
     for example in examples:
         tokens = {"memory": [next(parsed) for _ in example.history], "query": [next(parsed)],
-                  ANSWERS: [next(parsed) for _ in example.answers]}
+                  ANSWERS: [next(parsed) for _ in example.answers[:MAX_ANSWERS]]}
         yield movie_tf_example(example, candidates, indices, tokens)
 
 

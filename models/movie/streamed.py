@@ -46,6 +46,7 @@ from models.movie.graph_text import GraphEntityText, entity_key
 from models.movie.lstm import LstmNetwork
 from models.movie.paper import PAPER_K
 from models.movie.records import ANSWER_INDICES, CANDIDATE_RANGE, ENTITIES, PARSED, TASK_NAMES, MovieCandidates, Parser
+from models.movie.text import MAX_ANSWERS
 from models.optimizers import RowAdam
 from models.serving.export import export, hold_models, prepare_output
 from models.serving.ranker import LONG_TERM_MEMORY
@@ -53,7 +54,6 @@ from models.training import finite_loss, softmax_cross_entropy
 
 # hits@k of each task name with the paper's k.
 TASK_K = {TASK_NAMES[task]: k for task, k in PAPER_K.items()}
-MAX_ANSWERS = 3  # as models.movie.text: an example trains on one of its first three answers
 USER, BOT = "user", "bot"
 ENCODERS = ("memn2n", "lstm")
 
