@@ -66,24 +66,27 @@ def by_component(samples: list[tuple[float, int]], windows: list[tuple[str, floa
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between samples of the process tree.")
 @click.option("--samples", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write every sample here, one JSON line each (epoch seconds, bytes).")
+@click.option("--stdout", "printed", type=click.Path(dir_okay=False, path_type=Path),
+              help="Keep what the pipeline prints on stdout (its summary's JSON line) here.")
 @click.argument("pipeline_args", nargs=-1, type=click.UNPROCESSED)
-def main(root: Path, interval: float, samples: Path | None, pipeline_args: tuple[str, ...]) -> None:
+def main(root: Path, interval: float, samples: Path | None, printed: Path | None,
+         pipeline_args: tuple[str, ...]) -> None:
     command = [str(Path(sys.executable).with_name("dialog")), "pipeline", "--root", str(root), *pipeline_args]
     started = time.time()
-    child = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.DEVNULL,
-                             env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
-    taken: list[tuple[float, int]] = []
-    done = threading.Event()
+    with open(printed or os.devnull, "w") as out:
+        child = subprocess.Popen(command, cwd=REPOSITORY, stdout=out, env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
+        taken: list[tuple[float, int]] = []
+        done = threading.Event()
 
-    def sample() -> None:
-        while not done.wait(interval):
-            taken.append((time.time(), tree_rss(child.pid)))
+        def sample() -> None:
+            while not done.wait(interval):
+                taken.append((time.time(), tree_rss(child.pid)))
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, status, usage = os.wait4(child.pid, 0)
-    done.set()
-    sampler.join()
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, usage = os.wait4(child.pid, 0)
+        done.set()
+        sampler.join()
     if samples is not None:
         samples.write_text("".join(json.dumps({"at": at, "rss": rss}) + "\n" for at, rss in taken))
     if os.waitstatus_to_exitcode(status):
