@@ -73,12 +73,16 @@ Fit = Callable[[str, dict[str, Any], str, str, Any, Worker], dict[str, Any]]
 def release_freed_memory() -> None:
     """Give the memory a finished fit freed back to the operating system: collect Python's cycles, then (glibc)
     ``malloc_trim``. The local runner runs every component in one process, and glibc keeps what a fit freed, in
-    pieces between the blocks still in use: the next components (the Evaluators, whose TFX reading holds the dev and
-    test records whole) then started from the Trainers' high-water mark, and the Movie Dialog pipeline's peak was
-    theirs (docs/movie.md). Elsewhere than glibc, the collection alone."""
+    pieces between the blocks still in use: the next components (the Evaluators, which the local Beam runner gives
+    the dev and test records whole) then started from the Trainers' high-water mark, and the Movie Dialog pipeline's
+    peak was theirs (docs/movie.md). Elsewhere than glibc, the collection alone; never an error of its own, as it
+    runs after a fit that may have failed."""
     gc.collect()
     name = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    try:
+        trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        trim = None
     if trim is not None:
         trim(0)
 

@@ -13,8 +13,9 @@ One example per exchange, with the features of the dialog-bAbI examples (``model
   is most of the cost of featurising an exchange: done once here, it is not done again in every training epoch.
   ``answers_tokens`` holds the first :data:`~models.movie.text.MAX_ANSWERS` answers alone, the ones training
   draws its gold from. A QA question may have dozens of answers (every movie of an actor), and the tokens of all
-  of them were two fifths of a QA record's bytes, read again in every epoch and held whole by the Evaluator (TFX's
-  Evaluator merges the dev and test records in memory before ranking them). ``answers`` keeps every answer.
+  of them were a large share of a QA record's bytes, read again in every epoch and held whole by the Evaluator on
+  the local Beam runner (which keeps a stage's whole output, here the dev and test records merged, before the next
+  stage reads it; docs/movie.md has the sizes). ``answers`` keeps every answer.
 
 The candidate set (:class:`MovieCandidates`) is the entities, then task 4's dev and test candidate files. A task-4
 training reply is in none of them: its ``answer_index`` is -1 and the Trainer scores it from its text.
