@@ -1,14 +1,14 @@
 """Peak memory of a pipeline run, by component: which component sets the run's peak.
 
-    .venv/bin/python benchmarks/pipeline_memory.py --root R [--interval 5] -- --data DIR [other `dialog pipeline`
-    flags]
+    .venv/bin/python benchmarks/pipeline_memory.py --root R [--interval 5] [--samples F] [--stdout F] -- \
+        --data DIR [other `dialog pipeline` flags]
 
 Runs ``dialog pipeline --root R ...`` as a child, samples the resident memory of its process tree every
-``--interval`` seconds, then reads the run's component windows from its metadata store (the local runner runs
-components one after the other; a window ends when MLMD stamps the execution, as ``pipeline.summary``'s
-component seconds count them). One JSON line per component (its seconds, the largest sample inside its window,
-and the sample count), then one for the run: wall seconds, the largest sample, and the kernel's peak of the largest
-single process (``ru_maxrss``, what ``/usr/bin/time -v`` reports). GB here are 10^9 bytes, as docs/movie.md counts.
+``--interval`` seconds, then reads the run's component windows from its metadata store
+(``pipeline.summary.component_windows``, as the pipeline's component seconds count them). One JSON line per
+component (its seconds, the largest sample inside its window, and the sample count), then one for the run: wall
+seconds, the largest sample, and the kernel's peak of the largest single process (``ru_maxrss``, what
+``/usr/bin/time -v`` reports). GB here are 10^9 bytes, as docs/movie.md counts.
 """
 
 from __future__ import annotations
@@ -25,29 +25,6 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from training_speed import REPOSITORY, emit, tree_rss  # noqa: E402
-
-
-def component_windows(metadata_db: Path) -> list[tuple[str, float, float]]:
-    """(component, start, end) in epoch seconds, for the newest execution of each component, in run order."""
-    from ml_metadata import metadata_store
-    from ml_metadata.proto import metadata_store_pb2
-
-    config = metadata_store_pb2.ConnectionConfig()
-    config.sqlite.filename_uri = str(metadata_db)
-    config.sqlite.connection_mode = metadata_store_pb2.SqliteMetadataSourceConfig.READONLY
-    store = metadata_store.MetadataStore(config)
-    newest = {}
-    for context in store.get_contexts_by_type("node"):
-        executions = store.get_executions_by_context(context.id)
-        if executions:
-            newest[context.name.rsplit(".", 1)[-1]] = max(executions, key=lambda e: e.id)
-    ordered = sorted(newest.items(), key=lambda item: item[1].last_update_time_since_epoch)
-    windows, previous = [], min((e.create_time_since_epoch for _, e in ordered), default=0) / 1000
-    for name, execution in ordered:
-        end = execution.last_update_time_since_epoch / 1000
-        windows.append((name, previous, end))
-        previous = end
-    return windows
 
 
 def by_component(samples: list[tuple[float, int]], windows: list[tuple[str, float, float]]) -> list[dict]:
@@ -91,7 +68,9 @@ def main(root: Path, interval: float, samples: Path | None, printed: Path | None
         samples.write_text("".join(json.dumps({"at": at, "rss": rss}) + "\n" for at, rss in taken))
     if os.waitstatus_to_exitcode(status):
         raise click.ClickException(f"{' '.join(command)} failed ({os.waitstatus_to_exitcode(status)})")
-    for row in by_component(taken, component_windows(root / "metadata" / "metadata.db")):
+    from pipeline.summary import component_windows, metadata_reader
+
+    for row in by_component(taken, component_windows(metadata_reader(root / "metadata" / "metadata.db"))):
         emit({"measure": "pipeline_component_memory", **row})
     emit({"measure": "pipeline_memory", "wall_seconds": round(time.time() - started, 1),
           "peak_sampled_gb": round(max((rss for _, rss in taken), default=0) / 1e9, 2),

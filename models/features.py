@@ -52,13 +52,13 @@ def kb_entity_types(facts: Iterable[tuple[str, str, str]]) -> dict[str, str]:
     return types
 
 
-
 def lookup_table(keys: Sequence[str], values: Sequence, default: int | str) -> tf.lookup.StaticHashTable:
     """A string -> int32 (or string, for a string ``default``) table of ``keys`` to ``values``; ``default`` for any
     other key. Empty ``keys`` give a table that answers ``default`` for every key (TensorFlow refuses an empty one)."""
     dtype = tf.string if isinstance(default, str) else tf.int32
     return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
         tf.constant(list(keys) or [""], tf.string), tf.constant(list(values) or [default], dtype)), default)
+
 
 @dataclass(frozen=True)
 class FeatureSpec:

@@ -81,11 +81,12 @@ def evaluated_splits(slices: dict[str, dict[str, float]]) -> list[str]:
     return sorted(name.removeprefix("split=") for name in slices if name.startswith("split=") and "," not in name)
 
 
-def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
-    """Wall time of each component in the newest run, cached ones included (~0 s).
+def component_windows(store: metadata_store.MetadataStore) -> list[tuple[str, float, float]]:
+    """(component, start, end) in epoch seconds for each component of the newest run, in run order, cached ones
+    included (a window of ~0 s).
 
     The local runner runs components one after the other and MLMD stamps an execution when it is published, so
-    a component's time is the gap since the previous component's stamp (the first: since its own creation).
+    a component's window runs from the previous component's stamp (the first: from its own creation) to its own.
     """
     newest: dict[str, Any] = {}
     for context in store.get_contexts_by_type("node"):
@@ -93,12 +94,18 @@ def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
         if executions:
             newest[context.name.rsplit(".", 1)[-1]] = max(executions, key=lambda e: e.id)
     ordered = sorted(newest.items(), key=lambda item: item[1].last_update_time_since_epoch)
-    seconds: dict[str, float] = {}
-    previous = min((e.create_time_since_epoch for _, e in ordered), default=0)
+    windows = []
+    previous = min((e.create_time_since_epoch for _, e in ordered), default=0) / 1000
     for name, execution in ordered:
-        seconds[name] = round((execution.last_update_time_since_epoch - previous) / 1000, 1)
-        previous = execution.last_update_time_since_epoch
-    return seconds
+        end = execution.last_update_time_since_epoch / 1000
+        windows.append((name, previous, end))
+        previous = end
+    return windows
+
+
+def component_seconds(store: metadata_store.MetadataStore) -> dict[str, float]:
+    """Wall time of each component in the newest run (:func:`component_windows`)."""
+    return {name: round(end - start, 1) for name, start, end in component_windows(store)}
 
 
 def run_summary(metadata_path: Path, products: Sequence[Product]) -> dict[str, Any]:
