@@ -47,7 +47,7 @@ def word_vectors(dim: int = DIM) -> tuple[tuple[str, ...], np.ndarray]:
     vocabulary = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
     with safe_open(str(directory / "model.safetensors"), framework="numpy") as tensors:
         table = tensors.get_tensor(TENSOR)
-    if table.shape != (len(vocabulary), table.shape[1]) or table.shape[1] < dim:
+    if table.ndim != 2 or table.shape[0] != len(vocabulary) or table.shape[1] < dim:
         raise WordVectorsMissing(f"{directory}: {TENSOR} is {table.shape}, for {len(vocabulary)} vocabulary entries; "
                                  f"reinstall {REQUIREMENT}")
     keep = [i for i, word in enumerate(vocabulary) if word.isalpha() and word.islower()]

@@ -200,10 +200,12 @@ class StateFeatures(tf.Module):
         # add noise, and unseen wordings are what the IT and OOT tests hold).
         self.word_index = lookup_table(["", *words], range(len(words) + 1), 0)
         # The pretrained vectors of the last user turn's words (models.word_vectors), row 0 for every other word:
-        # what a word no training turn used is like. Not read at all when the group is left out.
-        known, vectors = word_vectors() if "word_vectors" not in removed else ((), np.zeros((0, VECTOR_DIM)))
-        self.vector_index = lookup_table(known or [""], range(1, len(known) + 1) if known else [0], 0)
-        self.vectors = np.concatenate([np.zeros((1, VECTOR_DIM), np.float32), vectors.astype(np.float32)])
+        # what a word no training turn used is like. Not read at all when the group is left out: every word is
+        # then row 0.
+        known, vectors = (word_vectors() if "word_vectors" not in removed
+                          else ((), np.zeros((0, VECTOR_DIM), np.float32)))
+        self.vector_index = lookup_table(known, range(1, len(known) + 1), 0)
+        self.vectors = np.concatenate([np.zeros((1, VECTOR_DIM), np.float32), vectors])
         self.templates = sorted({lexicon.template(c) for c in candidates})
         self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
         # Each candidate's values (padding: V) and slot types (its values' and, for a request, the slot it asks for).
@@ -343,8 +345,6 @@ class StateFeatures(tf.Module):
         delexicalised_query = self.delexicalise(query).to_tensor(default_value="")
         query_words = self.word_index.lookup(delexicalised_query)
         vector_words = self.vector_index.lookup(delexicalised_query)
-        if "word_vectors" in self.removed:
-            vector_words = tf.zeros_like(vector_words)
         # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
         earlier = (is_user & (index < query_line))[:, :, tf.newaxis] & tf.equal(self.type_words.lookup(words), "")
         history = tf.reshape(tf.where(earlier, self.word_index.lookup(words), 0), [batch, -1])
