@@ -1,5 +1,5 @@
 # The image of the pipeline's components on Kubeflow Pipelines / Vertex AI (pipeline/kubeflow_v2_runner.py --image).
-# TFX 1.16 declares python<3.11 but runs on 3.11 with the pinned constraints (README: Why TFX 1.16 on Python 3.11).
+# TFX 1.16 declares python<3.11 but runs on 3.11 with the pinned constraints (docs/design.md: The stack).
 # docker build -t IMAGE .
 
 # Stage 1: the dependencies in a virtualenv (the state ranker's word vectors without the PyTorch their package
