@@ -5,12 +5,14 @@ said three turns ago reaches the answer through every turn since. Here each memo
 word, as :class:`models.features.Featurizer` makes them) is one step of the LSTM, oldest first, and the query the
 last step; a dense layer over the last state scores every candidate (HCN's actions: in the template ranker, the
 templates). HCN's bag-of-words input is the bag of the line's word embeddings (a learned projection of the same
-bag); HCN's pre-trained word2vec average is left out (no such vectors are shipped with the project).
+bag); HCN's averaged word2vec vectors are, when given (``pretrained``), the mean of the line's pretrained word vectors
+(:mod:`models.word_vectors`), fixed, beside the bag.
 """
 
 from __future__ import annotations
 
 import keras
+import numpy as np
 import tensorflow as tf
 from keras import ops
 
@@ -21,10 +23,14 @@ class UtteranceLSTM(keras.Model):
     """Scores every candidate for a (memory, query) pair with an LSTM over the utterances. ``call``: logits [B, C]."""
 
     def __init__(self, vocabulary_size: int, candidates: int, embedding_dim: int = 32, hidden: int = 128,
-                 seed: int = 0, **kwargs) -> None:
+                 seed: int = 0, pretrained: np.ndarray | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.A = keras.layers.Embedding(vocabulary_size, embedding_dim, name="A",
                                         embeddings_initializer=keras.initializers.RandomNormal(stddev=0.1, seed=seed))
+        # [V, k] each vocabulary word's pretrained vector (zeros for a word without one), never trained.
+        self.W = None if pretrained is None else keras.layers.Embedding(
+            vocabulary_size, pretrained.shape[1], name="W", trainable=False,
+            embeddings_initializer=keras.initializers.Constant(pretrained))
         self.lstm = keras.layers.LSTM(hidden, name="lstm", seed=seed,
                                       kernel_initializer=keras.initializers.GlorotUniform(seed=seed),
                                       recurrent_initializer=keras.initializers.Orthogonal(seed=seed + 1))
@@ -44,9 +50,19 @@ class UtteranceLSTM(keras.Model):
         without_time = tf.concat([memory_ids[..., :-2], memory_ids[..., -1:]], axis=-1)
         lines = bag_of_embeddings(self.A, without_time, SUMMED)  # [B, used, d]
         query = bag_of_embeddings(self.A, query_ids, SUMMED)  # [B, d]
+        if self.W is not None:
+            lines = tf.concat([lines, self.averaged(without_time)], axis=-1)
+            query = tf.concat([query, self.averaged(query_ids)], axis=-1)
         steps = tf.concat([tf.reverse(lines, axis=[1]), query[:, tf.newaxis, :]], axis=1)
         mask = tf.concat([tf.reverse(filled, axis=[1]), tf.ones_like(filled[:, :1])], axis=1)
         return steps, mask
+
+    def averaged(self, ids: tf.Tensor) -> tf.Tensor:
+        """[..., k] the mean pretrained vector of the words of each line of ``ids`` [..., words] that have one
+        (zeros for a line with none)."""
+        vectors = self.W(ids)  # [..., words, k]
+        has = tf.cast(tf.reduce_any(tf.not_equal(vectors, 0.0), axis=-1), vectors.dtype)  # [..., words]
+        return tf.reduce_sum(vectors, axis=-2) / tf.maximum(tf.reduce_sum(has, axis=-1, keepdims=True), 1.0)
 
     def call(self, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
         steps, mask = self.steps(inputs)

@@ -26,6 +26,7 @@ from models.memn2n import PER_OCCURRENCE, SUMMED, MemN2N
 from models.metrics import percent
 from models.recurrent import UtteranceLSTM
 from models.serving.export import DialogServingModule, export, prepare_output
+from models.word_vectors import rows_for as pretrained_rows
 
 OOV_DEV_SPLIT = "dev-OOV"  # the ``split`` of the OOV dev set's examples
 
@@ -128,6 +129,9 @@ class RecurrentConfig(TrainConfig):
 
     model: str = "recurrent"
     hidden: int = 128  # the LSTM's units (HCN's 128)
+    # HCN's averaged word vectors: each step also reads the mean pretrained vector of its words
+    # (models.word_vectors; fixed, not trained).
+    word_vectors: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -258,7 +262,8 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
                                     match_type_ids=match_ids, type_word_ids=type_ids, seed=config.seed)
     if isinstance(config, RecurrentConfig):
         return UtteranceLSTM(len(spec.vocabulary), len(spec.candidates), embedding_dim=config.embedding_dim,
-                             hidden=config.hidden, seed=config.seed)
+                             hidden=config.hidden, seed=config.seed,
+                             pretrained=pretrained_rows(spec.vocabulary) if config.word_vectors else None)
     if type(config) is not MemN2NConfig:  # a paper's MemN2N-based model (the template ranker) builds its own
         raise ValueError(f"model must be memn2n, embeddings or recurrent, not {config.model!r}")
     return MemN2N(len(spec.vocabulary), candidate_ids, embedding_dim=config.embedding_dim, hops=config.hops,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -57,3 +58,15 @@ def word_vectors(dim: int = DIM) -> tuple[tuple[str, ...], np.ndarray]:
     projected = centred @ axes[:dim].T
     projected /= np.linalg.norm(projected, axis=1, keepdims=True)
     return tuple(vocabulary[i] for i in keep), projected
+
+
+def rows_for(words: Sequence[str], dim: int = DIM) -> np.ndarray:
+    """[len(``words``), ``dim``] float32: each word's pretrained vector, zeros for a word the table lacks (padding,
+    speaker and time words, entity names joined by ``_``): a model's fixed second embedding of its vocabulary."""
+    known, vectors = word_vectors(dim)
+    row = {word: i for i, word in enumerate(known)}
+    rows = np.zeros((len(words), dim), np.float32)
+    for i, word in enumerate(words):
+        if word in row:
+            rows[i] = vectors[row[word]]
+    return rows

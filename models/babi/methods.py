@@ -197,27 +197,32 @@ register("memn2n_match", PAPER, "MemN2N (+ match type)")(_memn2n(True))
 
 
 def _template_config(task: TaskData, settings: Settings, dialog_state: bool, encoder: str,
-                     kb_match: bool = True) -> TrainConfig:
+                     kb_match: bool = True, word_vectors: bool = False) -> TrainConfig:
     """The template ranker's settings in this run (HCN's with ``encoder="lstm"``; ``kb_match=False``: its
-    ablation, a state that does not say whether the KB has what it holds)."""
+    ablation, a state that does not say whether the KB has what it holds; ``word_vectors``: HCN with its averaged
+    pretrained word vectors)."""
     if isinstance(settings.config, TemplateConfig):  # a given config, and still the ablation's part removed
         return replace(settings.config, dialog_state=settings.config.dialog_state and dialog_state,
-                       kb_match=settings.config.kb_match and kb_match)
-    model = ({**HCN_TEMPLATE, "patience": PATIENCE["hcn"], "kb_match": kb_match and HCN_TEMPLATE["kb_match"]}
+                       kb_match=settings.config.kb_match and kb_match,
+                       word_vectors=settings.config.word_vectors or word_vectors)
+    model = ({**HCN_TEMPLATE, "patience": PATIENCE["hcn"], "kb_match": kb_match and HCN_TEMPLATE["kb_match"],
+              "word_vectors": word_vectors}
              if encoder == "lstm" else {"encoder": encoder})
     return settings.config or paper_config(task.task, model="template", epochs=epochs_of(settings),
                                            dialog_state=dialog_state, seed=settings.seed, **model)
 
 
 def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog_state: bool = True,
-                     encoder: str = "memn2n", kb_match: bool = True) -> tuple[TemplateRanker, dict, Path]:
+                     encoder: str = "memn2n", kb_match: bool = True, word_vectors: bool = False
+                     ) -> tuple[TemplateRanker, dict, Path]:
     """The template ranker of ``task`` in this run (trained once: the ablations share its template model and
     lexicon, through ``settings.memo``), its summary and the directory of its SavedModel. ``encoder="lstm"``:
     Hybrid Code Networks' recurrent policy as the template model, trained until :data:`PATIENCE` epochs in a row
     beat no best (at most ``--epochs``, else :data:`DEFAULT_EPOCHS`), ranking with HCN's action mask."""
-    key = ("template_ranker", id(task), epochs_of(settings), dialog_state, encoder, kb_match, settings.seed)
+    key = ("template_ranker", id(task), epochs_of(settings), dialog_state, encoder, kb_match, word_vectors,
+           settings.seed)
     if key not in settings.memo:
-        config = _template_config(task, settings, dialog_state, encoder, kb_match)
+        config = _template_config(task, settings, dialog_state, encoder, kb_match, word_vectors)
         ranker, summary = TemplateRanker.fit(task, config, directory, verbose=settings.verbose,
                                              log_dir=settings.log_dir, evaluate_dev=settings.evaluate_dev)
         settings.memo[key] = (task, ranker, summary, directory)  # the task held, so its id stays its own
@@ -226,21 +231,22 @@ def _template_ranker(task: TaskData, directory: Path, settings: Settings, dialog
 
 
 def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, call_action: bool = True,
-                     encoder: str = "memn2n", action_mask: bool = True, ensemble: int = 1, kb_match: bool = True
-                     ) -> Callable[[TaskData, Path, Settings], Fitted]:
+                     encoder: str = "memn2n", action_mask: bool = True, ensemble: int = 1, kb_match: bool = True,
+                     word_vectors: bool = False) -> Callable[[TaskData, Path, Settings], Fitted]:
     """The template ranker, or an ablation: (``removed``) the same template model, the filler without those
     features; (``dialog_state=False``) a template model that does not read the tracked dialog state;
     (``call_action=False``) the same model and filler, the API calls ranked as templates like the others.
     ``encoder="lstm"``: Hybrid Code Networks (the template model an LSTM over the utterances, its action mask);
     (``action_mask=False``) the same HCN ranking without its mask; (``ensemble``) its template model the mean of
     this many, the same one and more trained with the next seeds; (``kb_match=False``) HCN whose tracked state
-    does not say whether the KB has what it holds."""
+    does not say whether the KB has what it holds; (``word_vectors``) HCN reading its averaged pretrained word
+    vectors too."""
     whole = not removed and dialog_state and call_action and action_mask and ensemble == 1 and kb_match
     name = "template LSTM" if encoder == "lstm" else "template MemN2N"
 
     def fit(task: TaskData, work_dir: Path, settings: Settings) -> Fitted:
         ranker, summary, directory = _template_ranker(task, work_dir if whole else work_dir / "template", settings,
-                                                      dialog_state, encoder, kb_match)
+                                                      dialog_state, encoder, kb_match, word_vectors)
         model = summary["template_model"]
         state = summary["dialog_state"]
         note = (f"{summary['templates']} templates; {name} best epoch {model['best_epoch']}/"
@@ -252,7 +258,7 @@ def _template_memn2n(removed: Sequence[str] = (), dialog_state: bool = True, cal
         if not action_mask:
             return Fitted(replace(ranker, waits=None), "the ranker above, without its action mask", summary)
         if ensemble > 1:
-            config = _template_config(task, settings, dialog_state, encoder, kb_match)
+            config = _template_config(task, settings, dialog_state, encoder, kb_match, word_vectors)
             seeded, members = ranker.with_seeds(task.split("trn"), task.split("dev"), config, ensemble)
             return Fitted(seeded, f"the ranker above, its {name} the mean of {ensemble} seeds (best epochs "
                           + ", ".join(str(m["best_epoch"]) for m in [model, *members]) + ")", summary)
@@ -285,6 +291,8 @@ register("hcn-ensemble-no_kb_match", PAPER, f"Hybrid Code Networks, {SEED_ENSEMB
          "does not say whether the KB has it")(_template_memn2n(encoder="lstm", ensemble=SEED_ENSEMBLE, kb_match=False))
 register("hcn-no_dialog_state", PAPER, "Hybrid Code Networks without the tracked dialog state"
          )(_template_memn2n(dialog_state=False, encoder="lstm"))
+register("hcn-word_vectors", PAPER, "Hybrid Code Networks with averaged pretrained word vectors"
+         )(_template_memn2n(encoder="lstm", word_vectors=True))
 
 
 @register("template_memn2n-memn2n_filling", PAPER, "Template MemN2N, filled by a MemN2N (no hand-chosen feature)")

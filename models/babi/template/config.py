@@ -29,6 +29,8 @@ class TemplateConfig(MemN2NConfig):
     # Networks' recurrent policy, with ``hidden`` units; the MemN2N's hops and dictionaries then go unused).
     encoder: str = "memn2n"
     hidden: int = 128
+    # HCN's averaged pretrained word vectors as part of each LSTM step (models.recurrent; the LSTM only).
+    word_vectors: bool = False
     # HCN's action mask (at ranking, not in training): a template is not chosen before the dialog holds a value of
     # each entity kind it waits for (learned: models.babi.template.ranker.TemplateRanker.learn_waits).
     action_mask: bool = False
@@ -41,6 +43,8 @@ class TemplateConfig(MemN2NConfig):
         check_whole(self, "fill_epochs", "hidden", "ensemble")
         if self.encoder not in TEMPLATE_ENCODERS:
             raise ValueError(f"encoder must be one of {list(TEMPLATE_ENCODERS)}, got {self.encoder!r}")
+        if self.word_vectors and self.encoder != "lstm":
+            raise ValueError("word_vectors is HCN's input: it needs encoder='lstm'")
 
     def template_model(self) -> MemN2NConfig | RecurrentConfig:
         """The settings of its template model: the MemN2N's, or the LSTM's."""

@@ -1,6 +1,6 @@
-"""Hybrid Code Networks: the template ranker with an LSTM over the utterances as its template model exports a
-SavedModel that ranks as the ranker in memory; its action mask allows a template once the dialog holds a value of
-every entity kind the template names."""
+"""Hybrid Code Networks: the template ranker with an LSTM over the utterances as its template model (here with
+its averaged pretrained word vectors) exports a SavedModel that ranks as the ranker in memory; its action mask
+allows a template once the dialog holds a value of every entity kind the template names."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def hcn(task6, tmp_path_factory: pytest.TempPathFactory) -> tuple[TemplateRanker
     files, trn, _ = task6
     data = TaskData.load(files)
     out = tmp_path_factory.mktemp("hcn") / "model"
-    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True)
+    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True,
+                            word_vectors=True)
     ranker, summary = TemplateRanker.fit_examples(data.candidates, data.facts, trn, data.split("dev"), config, out)
     return ranker, summary, out, data
 
@@ -54,9 +55,15 @@ def test_the_action_mask_allows_a_template_once_the_dialog_holds_a_value_of_each
 def test_an_ensemble_over_seeds_exports_a_model_that_ranks_as_the_ranker(hcn, tmp_path: Path) -> None:
     ranker, _, _, data = hcn
     trn, dev = data.split("trn"), data.split("dev")
-    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True)
+    config = TemplateConfig(encoder="lstm", hidden=8, embedding_dim=8, epochs=1, fill_epochs=1, action_mask=True,
+                            word_vectors=True)
     seeded, members = ranker.with_seeds(trn, dev, config, 2)
     assert isinstance(seeded.template_model, SeedEnsemble) and len(members) == 1
     assert seeded.template_model.members[0] is ranker.template_model and seeded.filler is ranker.filler
     export(seeded.module, tmp_path / "model")
     assert SavedModelRanker(tmp_path / "model").rank(dev) == seeded.rank(dev)
+
+
+def test_the_word_vectors_are_an_input_of_the_lstm_alone() -> None:
+    with pytest.raises(ValueError, match="word_vectors is HCN's input"):
+        TemplateConfig(word_vectors=True)
