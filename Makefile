@@ -75,7 +75,7 @@ tables: setup
 	$(VENV)/bin/python -m models.babi.report --below docs/tables/babi-table2-public-dev.csv docs/babi.md
 	$(VENV)/bin/python -m models.babi.task6_report docs/babi.md docs/tables/babi-task6-public.csv \
 		docs/tables/babi-task6-public-hcn.csv docs/tables/babi-task6-public-hcn-ablations.csv \
-		docs/tables/babi-task6-public-others.csv
+		docs/tables/babi-task6-public-others.csv docs/tables/babi-task6-public-hcn-vectors.csv
 
 benchmark: setup
 	$(VENV)/bin/python benchmarks/generation_throughput.py
