@@ -8,7 +8,9 @@ every value and slot type of a dialog, four facts any dialog of the format has: 
 sent to an API since (pending), was it said in the last user turn, was it in the last API call or in the results since,
 and what the latest result line about it said. No feature names a banking slot, API or challenge case. From outside
 the corpus it knows how alike English words are (:mod:`models.word_vectors`, the ``word_vectors`` group): a word of
-the last user turn that no training turn used ("nope", "thanks") adds its pretrained vector.
+the last user turn that no training turn used ("nope", "thanks") adds its pretrained vector; and what a turn that gives
+no value means (:mod:`models.sentence_encoder`, the ``sentence_vector`` group): "nope" lands beside "no", "thanks a
+lot , bye" beside "thank you , goodbye", an input of the act term alone.
 
 A candidate's score is the sum of three learned terms:
 
@@ -31,7 +33,9 @@ test file (docs/banking.md).
 
 Feature groups, each of which an ablation removes: ``value_state``, ``slot_state`` (the filling term's inputs),
 ``history`` (the words, not the entities, of the user's earlier turns: the intent is said once, at the start),
-``word_vectors`` (the pretrained vectors of the last user turn's words, summed),
+``word_vectors`` (the pretrained vectors of the last user turn's words, summed), ``sentence_vector`` (the pretrained
+sentence encoder's vector of the last user turn when it gives no value, read by the act term; left out with the
+whole vector at ``word_dropout`` in training),
 ``last_line`` (what the last line was: the user's turn, a result of some kind, a bot line), ``state_counts`` (how
 many slot types have each kind of latest result, how many values are pending and how many beside the last call: the
 dialog's progress without naming a slot) and ``dialog_state`` (each slot type's facts: pending, in the last user
@@ -69,12 +73,13 @@ from data.corpus import KB_RESULT_PATTERN, SILENCE
 from models.banking.slots import SlotLexicon
 from models.examples import TaskData, TurnExample, pad_batch
 from models.features import lookup_table
+from models.sentence_encoder import SentenceEncoder
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
 from models.word_vectors import DIM as VECTOR_DIM
 from models.word_vectors import word_vectors
 
 FEATURE_GROUPS = ("value_state", "slot_state", "history", "last_line", "state_counts", "dialog_state", "act_term",
-                  "beside_call", "goal", "act_mask", "asked", "word_vectors")
+                  "beside_call", "goal", "act_mask", "asked", "word_vectors", "sentence_vector")
 VALUE_FLAGS = 5  # pending, in the query, in the last call, in the results since, beside the last call
 TYPE_FLAGS = 4  # any value pending, any in the query, any beside the last call, missing from the goal
 COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
@@ -206,6 +211,9 @@ class StateFeatures(tf.Module):
                           else ((), np.zeros((0, VECTOR_DIM), np.float32)))
         self.vector_index = lookup_table(known, range(1, len(known) + 1), 0)
         self.vectors = np.concatenate([np.zeros((1, VECTOR_DIM), np.float32), vectors])
+        # The pretrained sentence encoder (models.sentence_encoder) of the last user turn, its entities left out:
+        # what the turn means as a whole ("nope" beside "no"). Not built when the group is left out.
+        self.encoder = SentenceEncoder() if "sentence_vector" not in self.removed else None
         self.templates = sorted({lexicon.template(c) for c in candidates})
         self.template_of = tf.constant([self.templates.index(lexicon.template(c)) for c in candidates], tf.int32)
         # Each candidate's values (padding: V) and slot types (its values' and, for a request, the slot it asks for).
@@ -342,7 +350,15 @@ class StateFeatures(tf.Module):
             last_line = tf.zeros_like(last_line)
         if "state_counts" in self.removed:
             state_counts = tf.zeros_like(state_counts)
-        delexicalised_query = self.delexicalise(query).to_tensor(default_value="")
+        delexicalised = self.delexicalise(query)
+        # What a turn that gives no value means ("nope", "thanks a lot , bye"): a turn that gives one is read by the
+        # tracked state, and its few other words ("it is", "to ... please") would tie the flow to training's order.
+        gives_value = tf.reduce_any(tf.not_equal(self.type_words.lookup(tf.strings.split(query, sep=" ")), ""),
+                                    axis=1)
+        sentence = (tf.where(gives_value[:, tf.newaxis], 0.0,
+                             self.encoder(tf.strings.reduce_join(delexicalised, axis=-1, separator=" ")))
+                    if self.encoder is not None else tf.zeros([batch, 0]))
+        delexicalised_query = delexicalised.to_tensor(default_value="")
         query_words = self.word_index.lookup(delexicalised_query)
         vector_words = self.vector_index.lookup(delexicalised_query)
         # The words of the user's earlier turns, not their entities (the slot state is the filling term's).
@@ -351,7 +367,7 @@ class StateFeatures(tf.Module):
         if "history" in self.removed:
             history = tf.zeros_like(history)
         return {"query_words": query_words, "vector_words": vector_words, "history_words": history,
-                "last_line": last_line,
+                "sentence": sentence, "last_line": last_line,
                 "state_counts": state_counts, "value_features": value_features, "type_features": type_features}
 
     def _missing(self, given: tf.Tensor, known: tf.Tensor) -> tf.Tensor:
@@ -573,6 +589,10 @@ class StateScorer(keras.Model):
                             self.seed + 1)
         history_ids = inputs["history_words"]
         history = self._bag(self.history(history_ids), history_ids, training, self.history_dropout, self.seed)
+        sentence = inputs["sentence"]
+        if training and self.word_dropout:  # the whole vector left out at the words' rate, as a wording may be
+            keep = tf.random.uniform(tf.shape(sentence)[:1], seed=self.seed + 2) >= self.word_dropout
+            sentence = sentence * tf.cast(keep, sentence.dtype)[:, tf.newaxis]
         # No previous template: read from the state, the flow of a dialog generalises to orders training never
         # showed (the module's docstring).
         dialog = tf.concat([query, vectors, history, inputs["last_line"], inputs["state_counts"],
@@ -583,7 +603,9 @@ class StateScorer(keras.Model):
         # With acts, the template term only orders the templates of one act (a log-softmax within each act): which
         # act comes next is the act term's, from the dialog and every slot type's facts, as its acts name no slot.
         within = within_acts(templates, self.template_acts, self.acts)
-        acts = self.act_layer(self.act_hidden(dialog))
+        # The turn's meaning decides the act alone (stop, ask again, end the call); read by the template term as well,
+        # it tied the order of the slots asked for to training's wordings (dev-OOP's reordering, docs/banking.md).
+        acts = self.act_layer(self.act_hidden(tf.concat([dialog, sentence], axis=-1)))
         score = tf.gather(within, self.template_of, axis=1) + tf.gather(acts, self.act_of, axis=1)
         return score + self._filling(inputs)
 
@@ -621,7 +643,8 @@ class StateServingModule(DialogServingModule):
                 "attention": attention}
 
 
-FACT_DTYPES = {"query_words": np.int32, "vector_words": np.int32, "history_words": np.int32, "last_line": np.uint8,
+FACT_DTYPES = {"query_words": np.int32, "vector_words": np.int32, "history_words": np.int32, "sentence": np.float32,
+               "last_line": np.uint8,
                "state_counts": np.uint8, "value_features": np.uint8, "type_features": np.uint8}
 
 

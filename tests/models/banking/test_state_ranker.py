@@ -353,3 +353,21 @@ def test_a_word_no_training_turn_used_gets_the_pretrained_vector_of_its_kind() -
                                         tf.constant(["nope , megan please"]))["vector_words"].numpy()[0]
     assert [known[i - 1] if i else None for i in facts[()]] == ["nope", None, None, "please"]
     assert not facts[("word_vectors",)].any() and features.vectors.shape == (1, 64)
+
+
+def test_a_turn_that_gives_no_value_reads_what_it_means_and_the_act_term_alone_reads_it() -> None:
+    """The sentence encoder's vector of the last user turn, zero for a turn that gives a value (the tracked state
+    reads that one) and without the group no column at all; the act term reads it, the template term does not."""
+    examples = _examples()
+    lexicon = SlotLexicon.learn(examples)
+    memory, speaker = tf.constant([["to megan"], ["to megan"]]), tf.constant([["user"], ["user"]])
+    query = tf.constant(["nope", "to megan please"])
+    sentence = StateFeatures(lexicon, CANDIDATES, ["yes"]).facts(memory, speaker, query)["sentence"].numpy()
+    assert sentence.shape == (2, 384) and np.isclose(np.linalg.norm(sentence[0]), 1.0) and not sentence[1].any()
+    removed = StateFeatures(lexicon, CANDIDATES, ["yes"], ("sentence_vector",)).facts(memory, speaker, query)
+    assert removed["sentence"].shape == (2, 0)
+    _, _, features, scorer = build_state_ranker(examples, CANDIDATES, StateConfig(dim=8, filler_units=4))
+    inputs = scorer_inputs(features, {key: tf.constant(value)
+                                      for key, value in cached_facts(features, examples, size=3).items()})
+    scorer(inputs)  # builds the weights
+    assert scorer.hidden.kernel.shape[0] + 384 == scorer.act_hidden.kernel.shape[0]
