@@ -50,7 +50,7 @@ tables: setup
 	$(VENV)/bin/dialog generate banking --out corpora/banking --seed 0
 	$(VENV)/bin/dialog generate movies --out corpora/movies --seed 0 --scale small
 	$(VENV)/bin/dialog benchmark --data corpora/restaurant --methods $(TABLE2_METHODS) --out docs/tables/babi-table2.md
-	$(VENV)/bin/dialog benchmark --data corpora/banking --seeds 5 --methods state_ranker-no_word_vectors \
+	$(VENV)/bin/dialog benchmark --data corpora/banking --seeds 5 --methods state_ranker-no_sentence_vector \
 		--out docs/tables/banking-tables8-9.md
 	$(VENV)/bin/dialog generate banking --out corpora/banking-one-call --seed 0 --reading new_api=one_call \
 		--reading multiple_scored=second
