@@ -22,7 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from models.features import lookup_table
-from models.word_vectors import WordVectorsMissing, model_directory
+from models.word_vectors import TENSOR, WordVectorsMissing, model_directory, model_files
 
 HIDDEN, LAYERS, HEADS = 384, 6, 12
 MAX_WORDS = 32  # a longer text keeps its first words (a user turn here has fewer than 20)
@@ -33,20 +33,14 @@ _SPECIAL = ("[CLS]", "[SEP]")
 def encoder_weights() -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
     """The vocabulary's whole lowercase words and symbols (with [CLS] and [SEP]; no word pieces) and the network's
     weights, dense layers as [in, out]; the word embedding table holds the rows of those words alone."""
-    from safetensors import safe_open
-
-    directory = model_directory()
-    vocabulary = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    with safe_open(str(directory / "model.safetensors"), framework="numpy") as tensors:
-        weights = {key: tensors.get_tensor(key).astype(np.float32) for key in tensors.keys()
-                   if key != "embeddings.position_ids"}
-    table = weights.get("embeddings.word_embeddings.weight")
-    if table is None or table.shape != (len(vocabulary), HIDDEN):
-        raise WordVectorsMissing(f"{directory}: not the encoder read here (a {HIDDEN}-unit BERT of "
-                                 f"{len(vocabulary)} words)")
+    vocabulary, weights = model_files()
+    weights.pop("embeddings.position_ids", None)
+    table = weights[TENSOR]
+    if table.shape[1] != HIDDEN:
+        raise WordVectorsMissing(f"{model_directory()}: not the encoder read here (a {HIDDEN}-unit BERT)")
     keep = [i for i, word in enumerate(vocabulary) if word in _SPECIAL
             or (word == word.lower() and not word.startswith(("##", "[")))]
-    weights["embeddings.word_embeddings.weight"] = table[keep]
+    weights[TENSOR] = table[keep]
     for key in [k for k in weights if k.endswith(".weight") and weights[k].ndim == 2 and "embeddings" not in k]:
         weights[key] = np.ascontiguousarray(weights[key].T)
     return tuple(vocabulary[i] for i in keep), weights
@@ -81,7 +75,7 @@ class SentenceEncoder(tf.Module):
         mask = tf.sequence_mask(ids.row_lengths(), dtype=tf.float32)  # [U, n]
         ids = ids.to_tensor()
         count, length = tf.shape(ids)[0], tf.shape(ids)[1]
-        x = tf.gather(self.weights["embeddings.word_embeddings.weight"], ids) \
+        x = tf.gather(self.weights[TENSOR], ids) \
             + self.weights["embeddings.position_embeddings.weight"][tf.newaxis, :length] \
             + self.weights["embeddings.token_type_embeddings.weight"][0]
         x = self._norm(x, "embeddings.LayerNorm")

@@ -39,20 +39,33 @@ def model_directory() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-@functools.cache
-def word_vectors(dim: int = DIM) -> tuple[tuple[str, ...], np.ndarray]:
-    """The whole words of the vocabulary and their vectors, [words, ``dim``] float32 of unit length."""
+def model_files(keys: Sequence[str] | None = None) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The model's vocabulary and its tensors named in ``keys`` (None: every one) as float32, its token embedding
+    table (:data:`TENSOR`, always read) checked to hold a row per vocabulary entry."""
     from safetensors import safe_open
 
     directory = model_directory()
     vocabulary = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    with safe_open(str(directory / "model.safetensors"), framework="numpy") as tensors:
-        table = tensors.get_tensor(TENSOR)
-    if table.ndim != 2 or table.shape[0] != len(vocabulary) or table.shape[1] < dim:
+    with safe_open(str(directory / "model.safetensors"), framework="numpy") as stored:
+        names = list(stored.keys()) if keys is None else list({TENSOR, *keys})
+        tensors = {name: stored.get_tensor(name).astype(np.float32) for name in names}
+    table = tensors[TENSOR]
+    if table.ndim != 2 or table.shape[0] != len(vocabulary):
         raise WordVectorsMissing(f"{directory}: {TENSOR} is {table.shape}, for {len(vocabulary)} vocabulary entries; "
                                  f"reinstall {REQUIREMENT}")
+    return vocabulary, tensors
+
+
+@functools.cache
+def word_vectors(dim: int = DIM) -> tuple[tuple[str, ...], np.ndarray]:
+    """The whole words of the vocabulary and their vectors, [words, ``dim``] float32 of unit length."""
+    vocabulary, tensors = model_files([TENSOR])
+    table = tensors[TENSOR]
+    if table.shape[1] < dim:
+        raise WordVectorsMissing(f"{model_directory()}: {TENSOR} is {table.shape}, narrower than {dim}; reinstall "
+                                 f"{REQUIREMENT}")
     keep = [i for i, word in enumerate(vocabulary) if word.isalpha() and word.islower()]
-    centred = table[keep].astype(np.float32)
+    centred = table[keep]
     centred -= centred.mean(axis=0)
     _, _, axes = np.linalg.svd(centred, full_matrices=False)
     projected = centred @ axes[:dim].T
