@@ -260,11 +260,6 @@ class StateFeatures(tf.Module):
             table[i, :len(row)] = row
         return tf.constant(table), tf.constant(table != pad)
 
-    def delexicalise(self, text: tf.Tensor) -> tf.Tensor:
-        words = tf.strings.split(text, sep=" ")
-        typed = self.type_words.lookup(words)
-        return tf.where(tf.equal(typed, ""), words, typed)
-
     def facts(self, memory: tf.Tensor, memory_speaker: tf.Tensor, query: tf.Tensor) -> dict[str, tf.Tensor]:
         """What each example says, before any candidate (the groups an ablation removes already zero)."""
         batch = tf.shape(query)[0]
@@ -350,13 +345,15 @@ class StateFeatures(tf.Module):
             last_line = tf.zeros_like(last_line)
         if "state_counts" in self.removed:
             state_counts = tf.zeros_like(state_counts)
-        delexicalised = self.delexicalise(query)
+        query_split = tf.strings.split(query, sep=" ")
+        typed = self.type_words.lookup(query_split)
+        delexicalised = tf.where(tf.equal(typed, ""), query_split, typed)
         # What a turn that gives no value means ("nope", "thanks a lot , bye"): a turn that gives one is read by the
         # tracked state, and its few other words ("it is", "to ... please") would tie the flow to training's order.
-        gives_value = tf.reduce_any(tf.not_equal(self.type_words.lookup(tf.strings.split(query, sep=" ")), ""),
-                                    axis=1)
-        sentence = (tf.where(gives_value[:, tf.newaxis], 0.0,
-                             self.encoder(tf.strings.reduce_join(delexicalised, axis=-1, separator=" ")))
+        # Such a turn is encoded as the empty text, whose vector is zero (and which is not run through the network).
+        gives_value = tf.reduce_any(tf.not_equal(typed, ""), axis=1)
+        sentence = (self.encoder(tf.where(gives_value, "", tf.strings.reduce_join(delexicalised, axis=-1,
+                                                                                  separator=" ")))
                     if self.encoder is not None else tf.zeros([batch, 0]))
         delexicalised_query = delexicalised.to_tensor(default_value="")
         query_words = self.word_index.lookup(delexicalised_query)
