@@ -1,7 +1,8 @@
 """Where the state ranker's time goes, per example: its facts (parsed once per example in training), the scorer's
-inputs from them, the candidates' features included (in every step and every scoring), the whole scorer, and a
-training step (forward, gradients, Adam), at a few batch sizes, on ``dev-OOP`` of a banking corpus. One JSON line
-per batch size; the weights are the initial ones (the cost does not depend on them). No test file is read.
+inputs from them, the candidates' features included (in every step and every scoring), the whole scorer, the act
+mask (computed once per development example in training), and a training step (forward, gradients, Adam), at a few
+batch sizes, on ``dev-OOP`` of a banking corpus. One JSON line per batch size; the weights are the initial ones (the
+cost does not depend on them). No test file is read.
 
     .venv/bin/python benchmarks/state_ranker_speed.py --data corpora/banking [--examples 2048] [--batch 32 --batch 64]
 """
@@ -19,7 +20,9 @@ import tensorflow as tf
 from data.banking.labels import DEV_CHALLENGES
 from data.layout import BANKING_TASK, discover
 from models.banking.state_ranker import (
+    VALUE_PATTERNS,
     StateConfig,
+    allowed_at,
     build_state_ranker,
     cached_facts,
     scorer_inputs,
@@ -60,6 +63,12 @@ def main(data: Path, examples: int, batches: tuple[int, ...]) -> None:
     def score(batch: dict[str, tf.Tensor]) -> tf.Tensor:
         return tf.reduce_sum(scorer(scorer_inputs(features, batch)))
 
+    allowed = tf.ones([features.situations, len(features.acts) * VALUE_PATTERNS], tf.bool)
+
+    @tf.function(autograph=False)
+    def mask(batch: dict[str, tf.Tensor]) -> tf.Tensor:
+        return tf.reduce_sum(tf.cast(allowed_at(features, allowed, batch), tf.int32))
+
     train = training_step(features, scorer, keras.optimizers.Adam(0.001, clipnorm=40.0))
 
     @tf.function(autograph=False)
@@ -73,6 +82,7 @@ def main(data: Path, examples: int, batches: tuple[int, ...]) -> None:
                           "facts_ms_per_example": facts_ms,
                           "inputs_ms_per_example": _per_example(inputs, parts, len(chosen)),
                           "scorer_ms_per_example": _per_example(score, parts, len(chosen)),
+                          "mask_ms_per_example": _per_example(mask, parts, len(chosen)),
                           "step_ms_per_example": _per_example(step, parts, len(chosen))}), flush=True)
 
 

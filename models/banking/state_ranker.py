@@ -62,6 +62,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import keras
@@ -86,7 +87,7 @@ COUNT_BUCKETS = 5  # a count of slot types or values: 0, 1, 2, 3, 4 or more
 # A candidate's values, for the act mask: none; some without a fact in the dialog (never said by the user, called or
 # given a result of a known kind); every one in the last call (checked again); the others.
 VALUE_PATTERNS = 4
-EVAL_BATCH = 32  # every candidate's features per example: small batches stay in cache (state_ranker_speed.py)
+EVAL_BATCH = 512  # the development splits, scored after every epoch: less a row than 32 (state_ranker_speed.py)
 
 
 @dataclass(frozen=True)
@@ -526,15 +527,26 @@ def learn_act_mask(features: StateFeatures, facts: dict[str, np.ndarray], answer
     return allowed
 
 
-def masked(features: StateFeatures, allowed: tf.Tensor, facts: dict[str, tf.Tensor], logits: tf.Tensor) -> tf.Tensor:
-    """``logits`` [B, C] with every candidate whose use (:meth:`StateFeatures.uses`) the mask
-    (:func:`learn_act_mask`) does not allow in the example's situation put after the allowed ones, lowered by the
-    row's spread of scores plus one (so their order among themselves is kept, whatever the scores' size)."""
-    batch = tf.shape(logits)[0]
+def allowed_at(features: StateFeatures, allowed: tf.Tensor, facts: dict[str, tf.Tensor]) -> tf.Tensor:
+    """[B, C] bool: which candidates the mask (:func:`learn_act_mask`) allows in each example's situation, by their
+    use (:meth:`StateFeatures.uses`). It reads the facts alone, not the weights: training computes it once per
+    development example, not once per epoch."""
+    batch = tf.shape(facts["last_line"])[0]
     every = tf.broadcast_to(tf.range(features.candidate_count)[tf.newaxis], [batch, features.candidate_count])
-    allow = tf.gather(tf.gather(allowed, features.situation(facts)), features.uses(facts, every), batch_dims=1)
+    return tf.gather(tf.gather(allowed, features.situation(facts)), features.uses(facts, every), batch_dims=1)
+
+
+def lowered(allow: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    """``logits`` [B, C] with every candidate ``allow`` [B, C] does not allow put after the allowed ones, lowered by
+    the row's spread of scores plus one (so their order among themselves is kept, whatever the scores' size)."""
     spread = tf.reduce_max(logits, axis=1, keepdims=True) - tf.reduce_min(logits, axis=1, keepdims=True) + 1.0
     return tf.where(allow, logits, logits - spread)
+
+
+def masked(features: StateFeatures, allowed: tf.Tensor, facts: dict[str, tf.Tensor], logits: tf.Tensor) -> tf.Tensor:
+    """``logits`` [B, C] with every candidate the mask does not allow in the example's situation
+    (:func:`allowed_at`) put after the allowed ones (:func:`lowered`)."""
+    return lowered(allowed_at(features, allowed, facts), logits)
 
 
 def candidate_matrix(features: StateFeatures, inputs: dict[str, tf.Tensor]) -> tf.Tensor:
@@ -690,6 +702,39 @@ def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, 
         yield {key: tf.constant(value[chosen]) for key, value in facts.items()}, tf.constant(answers[chosen], tf.int32)
 
 
+def development_batches(facts: dict[str, np.ndarray], answers: np.ndarray,
+                        allow_of: Callable[[dict[str, tf.Tensor]], tf.Tensor], size: int = EVAL_BATCH
+                        ) -> list[tuple[dict[str, tf.Tensor], tf.Tensor, tf.Tensor, tf.Tensor]]:
+    """A development split's batches, scored after every epoch: each distinct row of facts and answer once (a
+    generated corpus repeats a state and its answer in many dialogs), with how many examples it stands for, and the
+    mask ``allow_of`` gives it (it reads no weight, so it is computed here, once). Counted, they give the accuracy
+    over every example."""
+    rows: dict[bytes, int] = {}  # a distinct row -> its first example
+    counts: dict[bytes, int] = {}
+    for row in range(len(answers)):
+        key = b"".join(facts[name][row].tobytes() for name in FACT_DTYPES) + answers[row].tobytes()
+        rows.setdefault(key, row)
+        counts[key] = counts.get(key, 0) + 1
+    chosen = np.array(list(rows.values()), np.int64)
+    weights = np.array(list(counts.values()), np.int32)
+    batches = []
+    for start in range(0, len(chosen), size):
+        part = chosen[start:start + size]
+        batch = {key: tf.constant(value[part]) for key, value in facts.items()}
+        batches.append((batch, tf.constant(answers[part], tf.int32), tf.constant(weights[start:start + size]),
+                        allow_of(batch)))
+    return batches
+
+
+def answered_right(features: StateFeatures, scorer: StateScorer, facts: dict[str, tf.Tensor], answer: tf.Tensor,
+                   count: tf.Tensor, allow: tf.Tensor) -> tf.Tensor:
+    """How many development examples a batch of :func:`development_batches` answers right: each row's count when
+    its first-ranked candidate, the act mask applied, is its answer."""
+    logits = lowered(allow, scorer(scorer_inputs(features, facts)))
+    right = tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer)
+    return tf.reduce_sum(tf.where(right, count, 0))
+
+
 def training_step(features: StateFeatures, scorer: StateScorer, optimizer: keras.optimizers.Optimizer
                   ) -> Callable[[dict[str, tf.Tensor], tf.Tensor], tf.Tensor]:
     """One step on a batch of cached facts and its answers (the mean cross-entropy over every candidate, then the
@@ -739,8 +784,6 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
     allowed_tensor = tf.constant(allowed)
     challenges = task.examples.get(DEV_CHALLENGES, [])
     challenge_answers = np.array([index[e.answer] for e in challenges])
-    challenge_batches = list(_fact_batches(cached_facts(features, challenges, compute=compute), challenge_answers,
-                                           EVAL_BATCH, None))
     optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=40.0)
     # One signature for training and scoring: word ids are as wide as a split's widest row, others fixed.
     signature = [{key: tf.TensorSpec([None, None] if key.endswith("_words") else [None, *value.shape[1:]],
@@ -749,13 +792,18 @@ def train_state_ranker(task: TaskData, out: str | Path, config: StateConfig, top
 
     step = tf.function(training_step(features, scorer, optimizer), autograph=False, input_signature=signature)
 
-    @tf.function(autograph=False, input_signature=signature)
-    def correct(facts: dict[str, tf.Tensor], answer: tf.Tensor) -> tf.Tensor:
-        logits = masked(features, allowed_tensor, facts, scorer(scorer_inputs(features, facts)))
-        return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), answer), tf.int32))
+    @tf.function(autograph=False, input_signature=signature[:1])
+    def allow_of(facts: dict[str, tf.Tensor]) -> tf.Tensor:
+        return allowed_at(features, allowed_tensor, facts)
+
+    correct = tf.function(partial(answered_right, features, scorer), autograph=False,
+                          input_signature=[*signature, tf.TensorSpec([None], tf.int32),
+                                           tf.TensorSpec([None, None], tf.bool)])
 
     rng = np.random.default_rng(config.seed)
-    dev_batches = list(_fact_batches(dev_facts, dev_answers, EVAL_BATCH, None))
+    dev_batches = development_batches(dev_facts, dev_answers, allow_of)
+    challenge_batches = development_batches(cached_facts(features, challenges, compute=compute), challenge_answers,
+                                            allow_of)
     best, best_epoch, best_weights, history = -1.0, 0, None, []
     for epoch in range(1, config.epochs + 1):
         losses = [float(step(*batch)) for batch in _fact_batches(trn_facts, trn_answers, config.batch_size, rng)]

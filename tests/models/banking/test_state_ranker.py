@@ -15,12 +15,16 @@ from models.banking.state_ranker import (
     COUNT_BUCKETS,
     TYPE_FLAGS,
     VALUE_FLAGS,
+    VALUE_PATTERNS,
     StateConfig,
     StateFeatures,
     act_of,
+    allowed_at,
+    answered_right,
     build_state_ranker,
     cached_facts,
     candidate_matrix,
+    development_batches,
     learn_act_mask,
     masked,
     scorer_inputs,
@@ -371,3 +375,29 @@ def test_a_turn_that_gives_no_value_reads_what_it_means_and_the_act_term_alone_r
                                       for key, value in cached_facts(features, examples, size=3).items()})
     scorer(inputs)  # builds the weights
     assert scorer.hidden.kernel.shape[0] + 384 == scorer.act_hidden.kernel.shape[0]
+
+
+def test_a_development_row_is_scored_once_and_counted_for_every_example_it_stands_for() -> None:
+    """Training's accuracy after each epoch is over every development example: a row of facts and answer several
+    examples share is scored once and counted as many times, the same facts with another answer are another row,
+    and each row carries the act mask of its facts."""
+    examples = _examples()
+    _, _, features, scorer = build_state_ranker(examples, CANDIDATES, StateConfig(dim=8, filler_units=4))
+    repeated = [*examples, examples[0], examples[0], examples[1]]
+    facts = cached_facts(features, repeated, size=3)
+    every = {key: tf.constant(value) for key, value in facts.items()}
+    allowed = tf.constant(np.random.default_rng(0).random((features.situations,
+                                                           len(features.acts) * VALUE_PATTERNS)) > 0.5)
+    every_allow = allowed_at(features, allowed, every).numpy()
+    first = tf.argmax(masked(features, allowed, every, scorer(scorer_inputs(features, every))), axis=1).numpy()
+    # Right but for examples[0] with another answer (a row of its own) and two single rows answered wrong.
+    answers = first.copy()
+    answers[[2, 3, len(examples) + 1]] = (first[[2, 3, len(examples) + 1]] + 1) % len(CANDIDATES)
+    batches = development_batches(facts, answers, lambda batch: allowed_at(features, allowed, batch), size=2)
+    counts = np.concatenate([count.numpy() for _, _, count, _ in batches])
+    assert counts.tolist() == [2, 2, *[1] * (len(examples) - 2), 1]
+    rows = [(batch["last_line"][i].numpy().tobytes(), int(answer[i]), allow[i].numpy().tobytes())
+            for batch, answer, _, allow in batches for i in range(len(answer))]
+    assert rows == [(facts["last_line"][k].tobytes(), int(answers[k]), every_allow[k].tobytes())
+                    for k in (*range(len(examples)), len(examples) + 1)]
+    assert sum(int(answered_right(features, scorer, *batch)) for batch in batches) == int((first == answers).sum())
