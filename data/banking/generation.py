@@ -41,6 +41,8 @@ from data.layout import BANKING_TASK, dialog_file_name, task_candidates_name, ta
 TEMPLATES_OF_FILE = {"trn": ("trn",), "dev": ("dev",), "tst": ("trn", "dev"), "tst-OOT": ("OOT",),
                      DEV_CHALLENGES: ("dev",)}
 TEMPLATE_SPLIT_LABEL = {"trn": "trn", "dev": "dev", "tst": "IT", "tst-OOT": "OOT", DEV_CHALLENGES: "dev"}
+# With ``BankingPlan.swapped_thirds``, the thirds of the files a model is trained and chosen on, swapped.
+SWAPPED_FILES = {"trn": ("dev",), "dev": ("trn",), DEV_CHALLENGES: ("trn",)}
 MAX_ATTEMPTS = 50
 
 
@@ -52,6 +54,9 @@ class BankingPlan:
     test_dialogs: int = 200  # per intent and test case, as the paper
     dev_challenge_dialogs: int | None = None  # per intent and OOP case, in dev-OOP (None: as dev_dialogs)
     readings: Readings = field(default_factory=Readings)  # the paper's open details (data/banking/readings.py)
+    # trn written with the development third of the templates, dev and dev-OOP with the training third (the tests as
+    # ever): a second held-out set of wordings to choose a feature about wordings on, the test third never in it.
+    swapped_thirds: bool = False
 
 
 def _challenge_scenarios(count: int) -> list[tuple[Scenario, int]]:
@@ -89,13 +94,16 @@ def plan_of(labels: Sequence[dict]) -> BankingPlan:
     seeds = {label.get("seed", 0) for label in labels}
     if len(seeds) != 1:
         raise ValueError(f"the labels name {len(seeds)} seeds ({sorted(seeds)[:3]}...): not one generated corpus")
+    swapped = {bool(label.get("swapped_thirds")) for label in labels}
+    if len(swapped) != 1:
+        raise ValueError("the labels name swapped template thirds and the usual ones: not one generated corpus")
     recorded = {json.dumps(label.get("readings", {}), sort_keys=True) for label in labels}
     readings = {json.dumps(Readings(**json.loads(text)).changed(), sort_keys=True) for text in recorded}
     if len(readings) != 1:
         raise ValueError(f"the labels name {len(readings)} sets of readings: not one generated corpus")
     return BankingPlan(seed=seeds.pop(), train_dialogs=count("trn"), dev_dialogs=count("dev"),
                        test_dialogs=count("tst"), dev_challenge_dialogs=count(DEV_CHALLENGES, CHALLENGES[0]),
-                       readings=Readings(**json.loads(readings.pop())))
+                       readings=Readings(**json.loads(readings.pop())), swapped_thirds=swapped.pop())
 
 
 def self_play(seed: int, file: str, scenario: Scenario, index: int, readings: Readings = DEFAULT) -> SelfPlayDialog:
@@ -110,17 +118,18 @@ def self_play(seed: int, file: str, scenario: Scenario, index: int, readings: Re
 
 
 @functools.cache
-def _file_templates(file: str) -> dict[str, list[str]]:
-    """form -> the templates a file's dialogs are realised with (IT tests: training and development thirds)."""
-    return {form: [t for split in TEMPLATES_OF_FILE[file] for t in by_split[split]]
-            for form, by_split in template_thirds().items()}
+def _file_templates(file: str, swapped: bool = False) -> dict[str, list[str]]:
+    """form -> the templates a file's dialogs are realised with (IT tests: training and development thirds;
+    ``swapped``: :data:`SWAPPED_FILES`)."""
+    thirds = SWAPPED_FILES.get(file, TEMPLATES_OF_FILE[file]) if swapped else TEMPLATES_OF_FILE[file]
+    return {form: [t for split in thirds for t in by_split[split]] for form, by_split in template_thirds().items()}
 
 
 class Realiser:
     """Actions to text: user actions through the file's templates, system actions through fixed utterances."""
 
-    def __init__(self, file: str, rng: random.Random) -> None:
-        self.templates = _file_templates(file)
+    def __init__(self, file: str, rng: random.Random, swapped: bool = False) -> None:
+        self.templates = _file_templates(file, swapped)
         self.rng = rng
 
     def _fill(self, form: str, slots: dict[str, str]) -> str:
@@ -169,9 +178,10 @@ class Realiser:
         return [f"{fact} {value}" for fact, value in action.slots]
 
 
-def realise(dialog: SelfPlayDialog, rng: random.Random, file: str) -> tuple[Dialog, list[int]]:
+def realise(dialog: SelfPlayDialog, rng: random.Random, file: str, swapped: bool = False
+            ) -> tuple[Dialog, list[int]]:
     """The dialog in the bAbI layout, and the bot-turn positions of its challenge actions."""
-    realiser = Realiser(file, rng)
+    realiser = Realiser(file, rng, swapped)
     items: list[tuple[str, str] | str] = []
     user: str | None = None
     challenge_turns: list[int] = []
@@ -194,12 +204,13 @@ def _dialog(plan: BankingPlan, file: str, scenario: Scenario, index: int, number
     """The ``index``-th dialog of a scenario in a file, and its label (``number``: its place in the file)."""
     played = self_play(plan.seed, file, scenario, index, plan.readings)
     rng = random.Random(f"{plan.seed}:{file}:{scenario}:{index}:words")
-    dialog, challenge_turns = realise(played, rng, file)
+    dialog, challenge_turns = realise(played, rng, file, plan.swapped_thirds)
     changed = plan.readings.changed()
     return dialog, {"seed": plan.seed, "split": file, "dialog": number, "intent": scenario.intent,
                     "templates": TEMPLATE_SPLIT_LABEL[file], "challenge": scenario.challenge,
                     "multiple": scenario.multiple, "challenge_turns": challenge_turns,
-                    **({"readings": changed} if changed else {})}
+                    **({"readings": changed} if changed else {}),
+                    **({"swapped_thirds": True} if plan.swapped_thirds else {})}
 
 
 # The generator holds the whole corpus in memory before writing it: the resident memory per byte written, measured

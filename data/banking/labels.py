@@ -2,8 +2,9 @@
 
 Each line names the generator's ``seed``, the dialog (``split``, ``dialog`` index in its file), its ``intent``,
 its template split (``templates``: trn, dev, IT, OOT), its out-of-pattern ``challenge`` (``none`` or a case),
-whether the case occurs twice (``multiple``), the bot turns that answer the phenomenon (``challenge_turns``) and,
-when the generator read an open detail of the paper otherwise than by default, its ``readings``.
+whether the case occurs twice (``multiple``), the bot turns that answer the phenomenon (``challenge_turns``),
+when the generator read an open detail of the paper otherwise than by default, its ``readings``, and
+``swapped_thirds`` when training and development took each other's template third.
 The text layout stays the public one; readers of the labels (ExampleGen, stats, the Tables 8-9 scoring) import
 this module, not the generator.
 """
@@ -72,6 +73,7 @@ FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "seed": (lambda value: isinstance(value, int) and not isinstance(value, bool), "a whole number"),
     "readings": (lambda value: readings_problem(value) is None, "an object of the generator's readings "
                                                                "(data/banking/readings.py)"),
+    "swapped_thirds": (lambda value: isinstance(value, bool), "true or false"),
 }
 
 

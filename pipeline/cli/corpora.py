@@ -75,10 +75,13 @@ def generate_restaurant(out: Path, seed: int, dialogs: int, tasks: tuple[int, ..
 @click.option("--reading", "settings", multiple=True, metavar="NAME=VALUE",
               help="Another reading of a detail the paper leaves open (repeatable): declines, reordering, "
                    "another_slot, new_api, multiple_scored (docs/banking.md says what each sets).")
+@click.option("--swapped-thirds", is_flag=True,
+              help="Write trn with the development third of the user templates and dev, dev-OOP with the training "
+                   "third (the tests as ever): a second held-out set of wordings to choose on, never the test's.")
 @click.option("--yes", is_flag=True, help=f"Write a corpus estimated above {LARGE_CORPUS_GB} GB, or above the memory "
                                           "available to generate it, without refusing.")
 def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_dialogs: int,
-                     settings: tuple[str, ...], yes: bool) -> None:
+                     settings: tuple[str, ...], swapped_thirds: bool, yes: bool) -> None:
     """Banking self-play (Majumdar et al.): six intents, IT/OOT tests and the out-of-pattern challenge sets."""
     from data.banking.generation import MEMORY_PER_BYTE, BankingPlan, estimated_bytes
     from data.banking.generation import generate as run_generation
@@ -88,7 +91,7 @@ def generate_banking(out: Path, seed: int, dialogs: int, dev_dialogs: int, test_
         readings = Readings.parse(settings)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--reading") from None
-    plan = BankingPlan(seed, dialogs, dev_dialogs, test_dialogs, readings=readings)
+    plan = BankingPlan(seed, dialogs, dev_dialogs, test_dialogs, readings=readings, swapped_thirds=swapped_thirds)
     size = estimated_bytes(plan)
     check_room(out, size, yes, memory=size * MEMORY_PER_BYTE, fewer="--dialogs, --dev-dialogs or --test-dialogs")
     start = time.perf_counter()

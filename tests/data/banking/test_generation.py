@@ -342,3 +342,33 @@ def test_readings_are_recorded_in_the_labels_and_regenerated_alike(tmp_path: Pat
     sidecar.write_text(sidecar.read_text().replace('"one_call"', '"two_calls"', 1))
     with pytest.raises(FormatError, match=r"labels.jsonl:1: .*readings"):
         read_labels(sidecar)
+
+
+def test_swapped_thirds_train_on_the_development_wordings_and_choose_on_the_training_ones(tmp_path: Path) -> None:
+    """A second held-out set of wordings: trn realised with the development third of the templates, dev and dev-OOP
+    with the training third; the tests, the flows and the candidates as in the usual corpus; the plan read back."""
+    plan = replace(PLAN, train_dialogs=4, dev_dialogs=2, test_dialogs=2)
+    generate(plan, tmp_path / "usual")
+    result = CliRunner().invoke(main, ["generate", "banking", "--out", str(tmp_path / "swapped"), "--seed", "3",
+                                       "--dialogs", "4", "--dev-dialogs", "2", "--test-dialogs", "2",
+                                       "--swapped-thirds"])
+    assert result.exit_code == 0, result.output
+    name = "dialog-babi-task7-banking-{}.txt".format
+    for kept in ("tst", "tst-OOT", "candidates"):
+        assert (tmp_path / "swapped" / name(kept)).read_bytes() == (tmp_path / "usual" / name(kept)).read_bytes()
+    thirds = template_thirds()
+
+    def share(split: str, third: str) -> float:  # of the split's user turns, those a template of the third words
+        wordings = [re.compile(re.sub(r"\\\{\w+\\\}", r"\\S+", re.escape(t))) for form in USER_TEMPLATES
+                    for t in thirds[form][third]]
+        utterances = _user_utterances(tmp_path / "swapped" / name(split))
+        return sum(any(w.fullmatch(u) for w in wordings) for u in utterances) / len(utterances)
+
+    assert share("trn", "dev") == 1.0 > share("trn", "trn")
+    assert share("dev", "trn") == 1.0 > share("dev", "dev")
+    assert share("dev-OOP", "trn") > 0.5 > share("dev-OOP", "dev")  # the rest: compressed turns, their own joiners
+    labels = read_labels(tmp_path / "swapped" / "dialog-babi-task7-banking-labels.jsonl")
+    assert plan_of(labels) == replace(plan, dev_challenge_dialogs=2, swapped_thirds=True)
+    assert not plan_of(read_labels(tmp_path / "usual" / "dialog-babi-task7-banking-labels.jsonl")).swapped_thirds
+    with pytest.raises(ValueError, match="swapped template thirds and the usual ones"):
+        plan_of([*labels, {k: v for k, v in labels[0].items() if k != "swapped_thirds"}])
