@@ -692,11 +692,11 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
     return out
 
 
-def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, rng: np.random.Generator | None
+def _fact_batches(facts: dict[str, np.ndarray], answers: np.ndarray, size: int, rng: np.random.Generator
                   ) -> Iterator[tuple[dict[str, tf.Tensor], tf.Tensor]]:
-    """The batches of an epoch (shuffled with ``rng``), each made when it is needed: an epoch's copy of the facts is
-    never held whole."""
-    order = rng.permutation(len(answers)) if rng is not None else np.arange(len(answers))
+    """The batches of a training epoch (shuffled with ``rng``), each made when it is needed: an epoch's copy of the
+    facts is never held whole."""
+    order = rng.permutation(len(answers))
     for start in range(0, len(answers), size):
         chosen = order[start:start + size]
         yield {key: tf.constant(value[chosen]) for key, value in facts.items()}, tf.constant(answers[chosen], tf.int32)
