@@ -10,7 +10,7 @@ ranks these examples (``models.methods``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,3 +182,27 @@ def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, 
     speaker = np.array([list(e.memory_speaker) + [""] * (width - len(e.memory)) for e in examples], dtype=object)
     return memory.reshape(len(examples), width), speaker.reshape(len(examples), width), np.array(
         [e.query for e in examples], dtype=object)
+
+
+def batched_outputs(examples: Sequence[TurnExample], call: Callable[[np.ndarray, np.ndarray, np.ndarray], dict],
+                    keys: Sequence[str], batch_size: int, done: Callable[[int], object] | None = None
+                    ) -> dict[str, np.ndarray]:
+    """``call(memory, speaker, query)``'s ``keys`` (arrays, one row per example) over every example, in the
+    examples' order. The batches are of examples of near equal memory length, as a batch is padded to its longest
+    memory: in a dialog's order a batch holds its first turns and its last, and the short ones paid for the padding
+    of the long (docs/results.md measures it). ``done(n)`` is told each batch's size as it ends."""
+    order = np.argsort([len(e.memory) for e in examples], kind="stable")
+    parts: dict[str, list[np.ndarray]] = {key: [] for key in keys}
+    for start in range(0, len(order), batch_size):
+        memory, speaker, query = pad_batch([examples[i] for i in order[start:start + batch_size]])
+        result = call(memory, speaker, query)
+        for key in keys:
+            parts[key].append(np.asarray(result[key]))
+        if done is not None:
+            done(len(query))
+    outputs = {}
+    for key, value in parts.items():
+        rows = np.concatenate(value)
+        outputs[key] = np.empty_like(rows)
+        outputs[key][order] = rows
+    return outputs

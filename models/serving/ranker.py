@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from data.progress import bar
 from data.reading import FormatError, check_regular, read_bytes
-from models.examples import TurnExample, pad_batch
+from models.examples import TurnExample, batched_outputs
 from models.gfile import GFILE
 
 _VERSION = re.compile(r"\d+")
@@ -146,16 +146,13 @@ class SavedModelRanker:
 
     def outputs(self, examples: Sequence[TurnExample], batch_size: int = 256) -> dict[str, np.ndarray]:
         """The signature's ``responses`` (bytes), ``scores`` and ``indices`` [N, top_k], in batches."""
-        outputs: dict[str, list[np.ndarray]] = {}
+        def call(memory: np.ndarray, speaker: np.ndarray, query: np.ndarray) -> dict[str, tf.Tensor]:
+            result = self.serve(memory=tf.constant(memory, tf.string), memory_speaker=tf.constant(speaker, tf.string),
+                                query=tf.constant(query, tf.string))
+            return {key: value.numpy() for key, value in result.items()}
+
         with bar(len(examples), "ranking", "turn") as progress:
-            for start in range(0, len(examples), batch_size):
-                memory, speaker, query = pad_batch(examples[start:start + batch_size])
-                result = self.serve(memory=tf.constant(memory, tf.string),
-                                    memory_speaker=tf.constant(speaker, tf.string), query=tf.constant(query, tf.string))
-                for key in ("responses", "scores", "indices"):
-                    outputs.setdefault(key, []).append(result[key].numpy())
-                progress.update(len(query))
-        return {key: np.concatenate(value) for key, value in outputs.items()}
+            return batched_outputs(examples, call, ("responses", "scores", "indices"), batch_size, progress.update)
 
     def rank(self, examples: Sequence[TurnExample], k: int = 10) -> list[list[str]]:
         """The ``k`` best responses of each example (at most the model's top_k), best first."""

@@ -21,7 +21,7 @@ from models.babi.template.filling import FILL_FEATURES, FillerBatches, build_fil
 from models.babi.template.graph import FillingFeatures, TemplateServingModule
 from models.babi.template.lexicon import EntityLexicon, template_examples
 from models.ensemble import SeedEnsemble
-from models.examples import TaskData, TurnExample, pad_batch
+from models.examples import TaskData, TurnExample, batched_outputs
 from models.features import FeatureSpec, spec_from_sentences
 from models.methods import Ranker
 from models.metrics import percent
@@ -173,15 +173,12 @@ class TemplateRanker:
 
     def outputs(self, examples: Sequence[TurnExample], batch_size: int = 64) -> dict[str, np.ndarray]:
         """The module's ``responses``, ``indices`` and ``template`` of each example, a batch at a time."""
-        outputs: dict[str, list[np.ndarray]] = defaultdict(list)
-        for start in range(0, len(examples), batch_size):
-            memory, speaker, query = pad_batch(examples[start:start + batch_size])
-            result = self.module.serve_speakers(memory=tf.constant(memory, tf.string),
-                                                memory_speaker=tf.constant(speaker, tf.string),
-                                                query=tf.constant(query, tf.string))
-            for key in ("responses", "indices", "template"):
-                outputs[key].append(result[key].numpy())
-        return {key: np.concatenate(value) for key, value in outputs.items()}
+        def call(memory: np.ndarray, speaker: np.ndarray, query: np.ndarray) -> dict[str, tf.Tensor]:
+            return self.module.serve_speakers(memory=tf.constant(memory, tf.string),
+                                              memory_speaker=tf.constant(speaker, tf.string),
+                                              query=tf.constant(query, tf.string))
+
+        return batched_outputs(examples, call, ("responses", "indices", "template"), batch_size)
 
     def templates_of(self, examples: Sequence[TurnExample]) -> list[str]:
         """The template model's best template for each example."""
