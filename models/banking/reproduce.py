@@ -110,12 +110,15 @@ def seed_corpora(files: TaskFiles, seeds: int, directory: Path) -> Iterator[Task
 
 
 @dataclass(frozen=True)
-class _Answered:
-    """One method fitted on one seed's corpus: its column, its first answer to every scored example, the seconds
-    the fit took, its note and (MMN) the share of dialogs its selector routed to their intent."""
+class _Scored:
+    """One method fitted on one seed's corpus and scored where it ran: its column's Table 8 and 9 cells, the turns
+    each cell counts, the seconds the fit took, its note and (MMN) the share of dialogs its selector routed to their
+    intent. A worker sends these back, not its answers, so the parent never loads a corpus to score them."""
 
+    table8: dict
+    table9: dict
+    turns: dict
     column: str
-    answers: list[str]
     seconds: float
     note: str
     routing: dict[str, float]
@@ -130,32 +133,36 @@ def _loaded(files: TaskFiles) -> tuple[TaskData, list[LabelledExample], int]:
 
 
 def _answer(name: str, task: TaskData, tests: Sequence[LabelledExample], seed: int, epochs: int | None,
-            directory: Path) -> _Answered:
-    """``name`` fitted on ``task`` (trained with the corpus's ``seed``) and its answers to ``tests``."""
+            directory: Path) -> _Scored:
+    """``name`` fitted on ``task`` (trained with the corpus's ``seed``) and its cells on ``tests``."""
     column = COLUMNS.get(name, name)
     ranker, seconds = _fit(name, task, directory, Settings(epochs=epochs, seed=seed))
+    table8, table9, turns = score({column: best_answers(ranker, [e.example for e in tests])}, tests)
     note, routing = f"seed {seed}, {column}: {note_of(ranker)}", {}
     if name == "mmn":
         routing = routed_to_intent(ranker, tests)
         note += "; dialogs routed to their intent: " + ", ".join(f"{kind} {share:.2f}%"
                                                                   for kind, share in routing.items())
-    return _Answered(column, best_answers(ranker, [e.example for e in tests]), seconds,
-                     f"{note}; {seconds:.0f} s", routing)
+    return _Scored(table8, table9, turns, column, seconds, f"{note}; {seconds:.0f} s", routing)
 
 
-def _answer_in_worker(files: TaskFiles, name: str, epochs: int | None, directory: Path) -> _Answered:
+def _answer_in_worker(files: TaskFiles, name: str, epochs: int | None, directory: Path) -> _Scored:
     """:func:`_answer` in a worker process, the corpus loaded there (each worker loads what it runs)."""
     task, tests, seed = _loaded(files)
     return _answer(name, task, tests, seed, epochs, directory)
 
 
-def _seed_tables(tests: Sequence[LabelledExample], answered: Sequence[_Answered]) -> SeedRun:
-    """One seed's Tables 8-9, turns, seconds and notes from its methods' answers (in the methods' order)."""
-    table8, table9, turns = score({a.column: a.answers for a in answered}, tests)
-    for a in answered:
-        for kind, share in a.routing.items():
-            table8[("routing", kind, "MMN")] = round(share, 2)
-    return table8, table9, turns, {a.column: a.seconds for a in answered}, [a.note for a in answered]
+def _seed_tables(scored: Sequence[_Scored]) -> SeedRun:
+    """One seed's Tables 8-9, turns, seconds and notes from its methods' cells (in the methods' order)."""
+    table8: dict = {}
+    table9: dict = {}
+    for one in scored:
+        table8.update(one.table8)
+        table9.update(one.table9)
+    for one in scored:  # after every column's cells, as the tables list them
+        for kind, share in one.routing.items():
+            table8[("routing", kind, one.column)] = round(share, 2)
+    return table8, table9, scored[0].turns, {one.column: one.seconds for one in scored}, [one.note for one in scored]
 
 
 def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], directory: Path,
@@ -163,11 +170,11 @@ def _run_seed(files: TaskFiles, epochs: int | None, methods: Sequence[str], dire
     """The methods fitted on one corpus (trained with its seed) and scored, in this process: Tables 8-9, turns,
     seconds, notes."""
     task, tests, seed = _loaded(files)
-    answered = []
+    scored = []
     for name in methods:
-        answered.append(_answer(name, task, tests, seed, epochs, directory))
-        progress(answered[-1].note)
-    return _seed_tables(tests, answered)
+        scored.append(_answer(name, task, tests, seed, epochs, directory))
+        progress(scored[-1].note)
+    return _seed_tables(scored)
 
 
 def _in_workers(corpora: Sequence[TaskFiles], epochs: int | None, methods: Sequence[str], directory: Path,
@@ -178,15 +185,12 @@ def _in_workers(corpora: Sequence[TaskFiles], epochs: int | None, methods: Seque
              for name in methods]
     cost = {name: rank for rank, name in enumerate(COSTLIEST_FIRST)}
     order = sorted(range(len(calls)), key=lambda k: (cost.get(calls[k][1].partition("-")[0], len(cost)), k))
-    answered: dict[int, _Answered] = {}
+    scored: dict[int, _Scored] = {}
     for index, result in in_workers(_answer_in_worker, calls, jobs, order):
         progress(result.note)
-        answered[index] = result
-    runs = []
-    for index, files in enumerate(corpora):
-        _, tests, _ = _loaded(files)
-        runs.append(_seed_tables(tests, [answered[index * len(methods) + m] for m in range(len(methods))]))
-    return runs
+        scored[index] = result
+    return [_seed_tables([scored[index * len(methods) + m] for m in range(len(methods))])
+            for index in range(len(corpora))]
 
 
 def _mean_and_spread(runs: Sequence[Mapping[Any, float | None]]) -> tuple[dict, dict]:
