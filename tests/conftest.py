@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 # One TensorFlow thread pool of one thread per worker: two workers with a pool each as wide as the machine
 # oversubscribe the two cores (set before any test file imports TensorFlow).
 os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
@@ -40,3 +42,16 @@ def pytest_collection_modifyitems(config: object, items: list) -> None:
     """The long files first (:data:`LONG_FIRST`), the rest in the order collected."""
     rank = {path: index for index, path in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each process that runs tests (an xdist worker, or pytest alone) compiles its graphs without TensorFlow's
+    graph optimiser (grappler). A test traces many small graphs and runs each a few times, so the optimiser's passes
+    cost more than they save: the suite took about a tenth longer with them (docs/results.md). Nothing a test
+    asserts depends on them, and what runs in a process of its own (the pipeline and CLI commands that tests start,
+    the multi-worker trainers) keeps them, as `make run` and the benchmarks do."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # xdist's controller runs no test: it need not import TensorFlow
+    import tensorflow as tf
+
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
