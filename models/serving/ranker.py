@@ -147,9 +147,8 @@ class SavedModelRanker:
     def outputs(self, examples: Sequence[TurnExample], batch_size: int = 256) -> dict[str, np.ndarray]:
         """The signature's ``responses`` (bytes), ``scores`` and ``indices`` [N, top_k], in batches."""
         def call(memory: np.ndarray, speaker: np.ndarray, query: np.ndarray) -> dict[str, tf.Tensor]:
-            result = self.serve(memory=tf.constant(memory, tf.string), memory_speaker=tf.constant(speaker, tf.string),
-                                query=tf.constant(query, tf.string))
-            return {key: value.numpy() for key, value in result.items()}
+            return self.serve(memory=tf.constant(memory, tf.string), memory_speaker=tf.constant(speaker, tf.string),
+                              query=tf.constant(query, tf.string))
 
         with bar(len(examples), "ranking", "turn") as progress:
             return batched_outputs(examples, call, ("responses", "scores", "indices"), batch_size, progress.update)
