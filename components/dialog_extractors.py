@@ -34,6 +34,8 @@ from typing import Any
 
 import apache_beam as beam
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis import constants
 from tensorflow_model_analysis.api import types
@@ -45,8 +47,9 @@ from components.dialog_metrics import DIALOG_ID, DialogRankingMetrics, predictio
 
 # The features the metrics read after the predictions (the per-dialog accuracy's); the slicing ones are added.
 METRIC_FEATURES = (DIALOG_ID,)
-# ``serving_examples``' input (models/serving/export.py).
+# ``serving_examples``' input (models/serving/export.py), and the feature of a turn's history there.
 EXAMPLES_INPUT = "examples"
+MEMORY_FEATURE = "memory"
 # Distinct combinations of sliced values whose slice keys are kept (task x split x challenge: a few dozen).
 SLICE_KEY_CACHE = 10_000
 # The most turns one model call ranks. TFX reads the examples in large batches, and a Movie Dialog model scores
@@ -89,11 +92,22 @@ def _with_kept_features(extracts: tfma.Extracts, kept: Iterable[str],
     return out
 
 
+def _by_memory_length(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch's turns in order of memory length (stable; as read when it has no ``memory``): a model call pads
+    its turns to the longest memory among them, and in a dialog's order a call holds its first turns beside its
+    last. The metrics add turns up whatever their order."""
+    if MEMORY_FEATURE not in batch.schema.names:
+        return batch
+    lengths = pc.fill_null(pc.list_value_length(batch.column(MEMORY_FEATURE)), 0).to_numpy(zero_copy_only=False)
+    return batch.take(pa.array(np.argsort(lengths, kind="stable")))
+
+
 def _split_record_batch(extracts: tfma.Extracts, rows: int) -> list[tfma.Extracts]:
-    """The batch read from the examples as batches of at most ``rows`` turns (Arrow slices: no copy)."""
+    """The batch read from the examples as batches of at most ``rows`` turns of near equal memory length."""
     batch = extracts.get(constants.ARROW_RECORD_BATCH_KEY)
     if batch is None or batch.num_rows <= rows or set(extracts) != {constants.ARROW_RECORD_BATCH_KEY}:
         return [extracts]
+    batch = _by_memory_length(batch)
     return [{constants.ARROW_RECORD_BATCH_KEY: batch.slice(start, rows)} for start in range(0, batch.num_rows, rows)]
 
 

@@ -182,3 +182,21 @@ def test_a_batch_of_examples_reaches_the_model_in_slices_of_at_most_the_cap() ->
     assert _split_record_batch(small, 10)[0] is small
     other = {key: batch, "features": {}}
     assert _split_record_batch(other, 4) == [other]
+
+
+def test_the_turns_of_a_batch_reach_the_model_in_order_of_memory_length() -> None:
+    """A call pads its turns to the longest memory among them: each slice holds turns of near equal length (every
+    turn once, its raw record beside it, ties in the order read; a turn without memory counts as none)."""
+    import pyarrow as pa
+    from tensorflow_model_analysis import constants
+
+    key = constants.ARROW_RECORD_BATCH_KEY
+    lengths = [5, 0, 3, None, 5, 1, 3, 0]  # None: no memory feature in that turn's example
+    memory = [None if n is None else [b"line"] * n for n in lengths]
+    batch = pa.RecordBatch.from_pydict({"memory": memory, "raw": [f"turn {i}" for i in range(8)]})
+    sliced = _split_record_batch({key: batch}, 3)
+    rows = [row for part in sliced for row in part[key].to_pylist()]
+    assert [row["raw"] for row in rows] == ["turn 1", "turn 3", "turn 7", "turn 5", "turn 2", "turn 6", "turn 0",
+                                            "turn 4"]
+    assert all(row["memory"] == memory[int(row["raw"].split()[1])] for row in rows)
+    assert [part[key].num_rows for part in sliced] == [3, 3, 2]
