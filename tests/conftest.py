@@ -47,9 +47,10 @@ def pytest_collection_modifyitems(config: object, items: list) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Each process that runs tests (an xdist worker, or pytest alone) compiles its graphs without TensorFlow's
     graph optimiser (grappler). A test traces many small graphs and runs each a few times, so the optimiser's passes
-    cost more than they save: the suite took about a tenth longer with them (docs/results.md). Nothing a test
-    asserts depends on them, and what runs in a process of its own (the pipeline and CLI commands that tests start,
-    the multi-worker trainers) keeps them, as `make run` and the benchmarks do."""
+    cost more than they save: two of the heaviest files took about a fifth longer with them, run alone (docs/results.md
+    has the figures, and the whole suite's, where the gain is within its noise). Nothing a test asserts depends on
+    them, and what runs in a process of its own (the pipeline and CLI commands that tests start, the multi-worker
+    trainers) keeps them, as `make run` and the benchmarks do."""
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         return  # xdist's controller runs no test: it need not import TensorFlow
     import tensorflow as tf
