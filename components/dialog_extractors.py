@@ -20,7 +20,8 @@ profile of `make run`'s three Evaluators (py-spy) found three costs that the met
   batch whose sliced values are not one per turn, TFMA's per-turn split is used.
 - **Large model calls.** TFX reads the examples in large batches, and a Movie Dialog model scores each exchange
   against every candidate (every entity of its world), so a call held several [batch, candidates] arrays at once.
-  The batches are sliced to :data:`MAX_TURNS_PER_CALL` turns first (memory, not metrics).
+  The batches are sliced to :data:`MAX_TURNS_PER_CALL` turns first (memory, not metrics), after sorting each by
+  memory length: a call pads its turns to the longest memory among them (time, not metrics).
 - **A failed call per batch.** TFMA calls ``serving_examples`` with the serialized examples as a positional
   argument; a loaded signature binds arguments only by name, so TensorFlow first formats an error message that
   holds the repr of the whole batch, then falls back to the flat signature. Given the examples as a
