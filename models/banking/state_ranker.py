@@ -669,11 +669,13 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
     """Every example's facts, computed once (the raw dialogs parsed in batches of ``size``, by ``compute``, a
     :func:`traced_facts` of ``features``, made here when not given), as arrays of one row per example: the word ids
     packed to the front of their row (the bags ignore order and padding), the flags as bytes (they are 0 or 1). The
-    steps then gather the candidates' features from these, and parse nothing."""
+    steps then gather the candidates' features from these, and parse nothing. The batches are of near equal memory
+    length, as :func:`~models.examples.batched_outputs` makes them, and each row is put back in its example's place."""
     compute = compute or traced_facts(features)
+    order = np.argsort([len(example.memory) for example in examples], kind="stable")
     parts: dict[str, list[np.ndarray]] = {key: [] for key in FACT_DTYPES}
-    for start in range(0, len(examples), size):
-        memory, speaker, query = pad_batch(examples[start:start + size])
+    for start in range(0, len(order), size):
+        memory, speaker, query = pad_batch([examples[i] for i in order[start:start + size]])
         facts = compute(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
                         tf.constant(query, tf.string))
         for key, value in facts.items():
@@ -684,11 +686,15 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
             rows = [row[row > 0] for part in parts[key] for row in part]
             width = max((len(row) for row in rows), default=0) or 1
             packed = np.zeros((len(rows), width), dtype)
-            for i, row in enumerate(rows):
+            for i, row in zip(order, rows, strict=True):
                 packed[i, :len(row)] = row
             out[key] = packed
+        elif parts[key]:
+            rows = np.concatenate(parts[key]).astype(dtype)
+            out[key] = np.empty_like(rows)
+            out[key][order] = rows
         else:
-            out[key] = np.concatenate(parts[key]).astype(dtype) if parts[key] else np.zeros((0,), dtype)
+            out[key] = np.zeros((0,), dtype)
     return out
 
 
