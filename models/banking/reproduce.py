@@ -51,6 +51,13 @@ def accuracy(examples: Sequence[LabelledExample], predictions: Sequence[str]) ->
     return round(percent(p == e.example.answer for e, p in zip(examples, predictions, strict=True)), 2)
 
 
+def counted(turn: LabelledExample) -> bool:
+    """Whether some cell of Tables 8-9 counts ``turn``: every turn of a non-OOP dialog does and, of an OOP dialog,
+    the turns answering its phenomenon. The others, about two thirds of the scored splits' turns, are never scored,
+    so a fit does not rank them."""
+    return turn.challenge == NONE or turn.is_challenge_turn
+
+
 def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]) -> tuple[dict, dict, dict]:
     """Tables 8 and 9 from each model's first answer to every test example (``answers``: model -> answers)."""
     table8: dict[tuple[str, str, str], float | None] = {}
@@ -64,7 +71,7 @@ def score(answers: Mapping[str, Sequence[str]], tests: Sequence[LabelledExample]
             for challenge in (NONE, *CHALLENGES):
                 for multiple in (False, True):
                     chosen = [e for e in tests if e.templates == templates and e.challenge == challenge
-                              and e.multiple == multiple and (challenge == NONE or e.is_challenge_turn)]
+                              and e.multiple == multiple and counted(e)]
                     if multiple and not chosen:
                         continue
                     value = accuracy(chosen, [predictions[id(e)] for e in chosen])
@@ -137,7 +144,8 @@ def _answer(name: str, task: TaskData, tests: Sequence[LabelledExample], seed: i
     """``name`` fitted on ``task`` (trained with the corpus's ``seed``) and its cells on ``tests``."""
     column = COLUMNS.get(name, name)
     ranker, seconds = _fit(name, task, directory, Settings(epochs=epochs, seed=seed))
-    table8, table9, turns = score({column: best_answers(ranker, [e.example for e in tests])}, tests)
+    scored = [e for e in tests if counted(e)]
+    table8, table9, turns = score({column: best_answers(ranker, [e.example for e in scored])}, scored)
     note, routing = f"seed {seed}, {column}: {note_of(ranker)}", {}
     if name == "mmn":
         routing = routed_to_intent(ranker, tests)
