@@ -53,8 +53,8 @@ def accuracy(examples: Sequence[LabelledExample], predictions: Sequence[str]) ->
 
 def counted(turn: LabelledExample) -> bool:
     """Whether some cell of Tables 8-9 counts ``turn``: every turn of a non-OOP dialog does and, of an OOP dialog,
-    the turns answering its phenomenon. The others, about two thirds of the scored splits' turns, are never scored,
-    so a fit does not rank them."""
+    the turns answering its phenomenon. The others are never scored, so a fit does not rank them (most of an OOP
+    dialog's turns: docs/results.md has what ranking them cost)."""
     return turn.challenge == NONE or turn.is_challenge_turn
 
 
