@@ -20,7 +20,7 @@ import click
 from data.banking.labels import CHALLENGES, DEV_CHALLENGES, MULTIPLE_CHALLENGES
 from data.layout import BANKING_TASK, discover
 from models.banking.labelled import labelled_examples, read_task_labels
-from models.banking.reproduce import score
+from models.banking.reproduce import counted, score
 from models.banking.state_ranker import StateConfig, train_state_ranker
 from models.examples import TaskData
 from models.methods import best_answers
@@ -34,7 +34,7 @@ def main(data: Path, configs: tuple[str, ...]) -> None:
     files = discover(data)[BANKING_TASK]
     task = TaskData.load(files, splits=["trn", "dev", DEV_CHALLENGES])
     labels = read_task_labels(files)
-    development = [e for split in ("dev", DEV_CHALLENGES) for e in labelled_examples(task, split, labels)]
+    development = [e for split in ("dev", DEV_CHALLENGES) for e in labelled_examples(task, split, labels) if counted(e)]
     for text in configs:
         overrides = json.loads(text)
         config = StateConfig(**overrides)
