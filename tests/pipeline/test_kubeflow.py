@@ -4,22 +4,35 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from tfx.extensions.google_cloud_ai_platform.constants import ENABLE_VERTEX_KEY, VERTEX_REGION_KEY
-from tfx.extensions.google_cloud_ai_platform.trainer.executor import TRAINING_ARGS_KEY
-from tfx.extensions.google_cloud_ai_platform.training_clients import VertexJobClient
-from tfx.utils import name_utils
-
-from components.vertex_training import VertexExecutor
-from pipeline.kubeflow_v2_runner import FLAGS, OUTPUT_FILE, compile_pipeline, main, vertex_training
 
 BEAM_ARGS = ["--runner=DataflowRunner", "--project=my-project", "--region=europe-west1"]
 
 
-def test_compiles_with_components_in_order(tmp_path: Path) -> None:
-    path = compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root", "gs://bucket/serving",
-                            beam_args=BEAM_ARGS)
+@pytest.fixture(scope="module")
+def kf() -> SimpleNamespace:
+    """The runner and TFX's Vertex AI modules, imported when a test of this file first runs, not when the file is
+    collected: they import the Vertex AI client, whose start-up costs seconds in every xdist worker that collects
+    the suite, and only one of them runs this file."""
+    from tfx.extensions.google_cloud_ai_platform.constants import ENABLE_VERTEX_KEY, VERTEX_REGION_KEY
+    from tfx.extensions.google_cloud_ai_platform.trainer.executor import TRAINING_ARGS_KEY
+    from tfx.extensions.google_cloud_ai_platform.training_clients import VertexJobClient
+    from tfx.utils import name_utils
+
+    from components.vertex_training import VertexExecutor
+    from pipeline.kubeflow_v2_runner import FLAGS, OUTPUT_FILE, compile_pipeline, main, vertex_training
+
+    return SimpleNamespace(ENABLE_VERTEX_KEY=ENABLE_VERTEX_KEY, VERTEX_REGION_KEY=VERTEX_REGION_KEY,
+                           TRAINING_ARGS_KEY=TRAINING_ARGS_KEY, VertexJobClient=VertexJobClient,
+                           name_utils=name_utils, VertexExecutor=VertexExecutor, FLAGS=FLAGS, OUTPUT_FILE=OUTPUT_FILE,
+                           compile_pipeline=compile_pipeline, main=main, vertex_training=vertex_training)
+
+
+def test_compiles_with_components_in_order(tmp_path: Path, kf: SimpleNamespace) -> None:
+    path = kf.compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root", "gs://bucket/serving",
+                               beam_args=BEAM_ARGS)
     spec = json.loads(path.read_text())["pipelineSpec"]
     tasks = spec["root"]["dag"]["tasks"]
     assert {"DialogExampleGen", "StatisticsGen", "SchemaGen", "CuratedSchema", "ExampleValidator", "DialogDataGate",
@@ -59,20 +72,20 @@ def trainer_config(spec: dict, name: str) -> dict:
     return json.loads(parameters["custom_config"]["runtimeValue"]["constantValue"]["stringValue"])
 
 
-def test_workers_and_accelerator_make_the_trainers_vertex_jobs(tmp_path: Path) -> None:
-    FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=3",
+def test_workers_and_accelerator_make_the_trainers_vertex_jobs(tmp_path: Path, kf: SimpleNamespace) -> None:
+    kf.FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=3",
            "--accelerator=NVIDIA_TESLA_T4:1", *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
     try:
-        main([])
+        kf.main([])
     finally:
-        FLAGS.unparse_flags()
-    spec = json.loads((tmp_path / OUTPUT_FILE).read_text())["pipelineSpec"]
+        kf.FLAGS.unparse_flags()
+    spec = json.loads((tmp_path / kf.OUTPUT_FILE).read_text())["pipelineSpec"]
     trainers = [name for name in spec["root"]["dag"]["tasks"] if name.endswith("Trainer")]
     assert {"MemN2NTrainer", "EmbeddingsTrainer"} <= set(trainers)
     for name in trainers:
         config = trainer_config(spec, name)
-        assert config[ENABLE_VERTEX_KEY] is True and config[VERTEX_REGION_KEY] == "europe-west1"
-        job = config[TRAINING_ARGS_KEY]
+        assert config[kf.ENABLE_VERTEX_KEY] is True and config[kf.VERTEX_REGION_KEY] == "europe-west1"
+        job = config[kf.TRAINING_ARGS_KEY]
         assert job["project"] == "my-project"
         pools = job["job_spec"]["worker_pool_specs"]
         assert [pool["replica_count"] for pool in pools] == [1, 2]  # the chief, then the other two workers
@@ -84,21 +97,21 @@ def test_workers_and_accelerator_make_the_trainers_vertex_jobs(tmp_path: Path) -
         assert "components.vertex_training.VertexExecutor" in executor["args"]
 
 
-def test_without_workers_or_accelerator_the_trainers_train_in_their_step(tmp_path: Path) -> None:
-    assert vertex_training("gcr.io/my-project/dialog:1", BEAM_ARGS) is None
-    spec = json.loads(compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
-                                       "gs://bucket/serving", beam_args=BEAM_ARGS).read_text())["pipelineSpec"]
+def test_without_workers_or_accelerator_the_trainers_train_in_their_step(tmp_path: Path, kf: SimpleNamespace) -> None:
+    assert kf.vertex_training("gcr.io/my-project/dialog:1", BEAM_ARGS) is None
+    spec = json.loads(kf.compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
+                                          "gs://bucket/serving", beam_args=BEAM_ARGS).read_text())["pipelineSpec"]
     assert not any(key.startswith("ai_platform_") for key in trainer_config(spec, "MemN2NTrainer"))
 
 
-def test_the_vertex_job_runs_the_dialog_trainers_executor_on_its_pools() -> None:
-    vertex = vertex_training("gcr.io/my-project/dialog:1", BEAM_ARGS, workers=2, accelerator="NVIDIA_TESLA_T4")
+def test_the_vertex_job_runs_the_dialog_trainers_executor_on_its_pools(kf: SimpleNamespace) -> None:
+    vertex = kf.vertex_training("gcr.io/my-project/dialog:1", BEAM_ARGS, workers=2, accelerator="NVIDIA_TESLA_T4")
     assert vertex is not None and (vertex.accelerator_type, vertex.accelerator_count) == ("NVIDIA_TESLA_T4", 1)
-    args = vertex.custom_config()[TRAINING_ARGS_KEY]
+    args = vertex.custom_config()[kf.TRAINING_ARGS_KEY]
     args.pop("project")  # as TFX's runner does before it makes the job
-    client = object.__new__(VertexJobClient)  # the job as TFX makes it; no client, nothing sent
-    job = client.create_training_job({}, {}, {"custom_config": "{}"}, name_utils.get_full_name(
-        VertexExecutor()._GetExecutorClass()), args, None, None)
+    client = object.__new__(kf.VertexJobClient)  # the job as TFX makes it; no client, nothing sent
+    job = client.create_training_job({}, {}, {"custom_config": "{}"}, kf.name_utils.get_full_name(
+        kf.VertexExecutor()._GetExecutorClass()), args, None, None)
     pools = job["job_spec"]["worker_pool_specs"]
     assert [pool["replica_count"] for pool in pools] == [1, 1]
     for pool in pools:
@@ -112,34 +125,36 @@ def test_the_vertex_job_runs_the_dialog_trainers_executor_on_its_pools() -> None
     (BEAM_ARGS, "NVIDIA_TESLA_T4:0", "TYPE:COUNT"),
     (BEAM_ARGS, ":2", "TYPE:COUNT"),
 ])
-def test_a_vertex_job_that_cannot_run_is_refused(beam_args: list[str], accelerator: str, refused: str) -> None:
+def test_a_vertex_job_that_cannot_run_is_refused(beam_args: list[str], accelerator: str, refused: str,
+                                                 kf: SimpleNamespace) -> None:
     with pytest.raises(ValueError, match=refused):
-        vertex_training("gcr.io/my-project/dialog:1", beam_args, accelerator=accelerator)
+        kf.vertex_training("gcr.io/my-project/dialog:1", beam_args, accelerator=accelerator)
 
 
-def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path: Path) -> None:
-    FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=2",
+def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path: Path, kf: SimpleNamespace) -> None:
+    kf.FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=2",
            "--paper=movie", "--profile=quick", "--data_root=gs://bucket/corpora/movies",
            *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
     try:
-        main([])
+        kf.main([])
     finally:
-        FLAGS.unparse_flags()
-    spec = json.loads((tmp_path / OUTPUT_FILE).read_text())["pipelineSpec"]
+        kf.FLAGS.unparse_flags()
+    spec = json.loads((tmp_path / kf.OUTPUT_FILE).read_text())["pipelineSpec"]
     tasks = spec["root"]["dag"]["tasks"]
     assert {"MovieExampleGen", "DialogDataGate", "MemN2NTrainer", "MemN2NEvaluator", "MemN2NPusher"} <= set(tasks)
     assert not any(name.startswith("Embeddings") or name.startswith("Template") for name in tasks)
     config = trainer_config(spec, "MemN2NTrainer")
     assert config["epochs"] == 4 and config["task_sampling"] == 0.0  # the quick movie profile's StreamedConfig
-    pools = config[TRAINING_ARGS_KEY]["job_spec"]["worker_pool_specs"]
+    pools = config[kf.TRAINING_ARGS_KEY]["job_spec"]["worker_pool_specs"]
     assert [pool["replica_count"] for pool in pools] == [1, 1]
     executor = spec["deploymentSpec"]["executors"]["MemN2NTrainer_executor"]["container"]
     assert "components.vertex_training.VertexExecutor" in executor["args"]
 
 
-def test_the_full_movie_profile_trains_evaluates_and_pushes_the_supervised_embeddings_too(tmp_path: Path) -> None:
-    spec = json.loads(compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
-                                       "gs://bucket/serving", paper="movie").read_text())["pipelineSpec"]
+def test_the_full_movie_profile_trains_evaluates_and_pushes_the_supervised_embeddings_too(
+        tmp_path: Path, kf: SimpleNamespace) -> None:
+    spec = json.loads(kf.compile_pipeline(str(tmp_path), "gcr.io/my-project/dialog:1", "gs://bucket/root",
+                                          "gs://bucket/serving", paper="movie").read_text())["pipelineSpec"]
     tasks = spec["root"]["dag"]["tasks"]
     for name in ("MemN2N", "Embeddings"):
         assert {f"{name}Trainer", f"{name}Evaluator", f"{name}Pusher"} <= set(tasks)
