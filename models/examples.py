@@ -184,22 +184,34 @@ def pad_batch(examples: Sequence[TurnExample]) -> tuple[np.ndarray, np.ndarray, 
         [e.query for e in examples], dtype=object)
 
 
+def batches_by_memory_length(examples: Sequence[TurnExample], size: int
+                             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The examples in batches of ``size`` of near equal memory length (sorted by it, stable), each as the indices
+    of its examples and their :func:`pad_batch` arrays. A batch is padded to its longest memory: in a dialog's order
+    a batch holds its first turns and its last, and the short ones paid for the padding of the long
+    (docs/results.md measures it). A caller puts each row back at its index."""
+    order = np.argsort([len(e.memory) for e in examples], kind="stable")
+    for start in range(0, len(order), size):
+        chosen = order[start:start + size]
+        yield (chosen, *pad_batch([examples[i] for i in chosen]))
+
+
 def batched_outputs(examples: Sequence[TurnExample], call: Callable[[np.ndarray, np.ndarray, np.ndarray], dict],
                     keys: Sequence[str], batch_size: int, done: Callable[[int], object] | None = None
                     ) -> dict[str, np.ndarray]:
     """``call(memory, speaker, query)``'s ``keys`` (arrays, one row per example) over every example, in the
-    examples' order. The batches are of examples of near equal memory length, as a batch is padded to its longest
-    memory: in a dialog's order a batch holds its first turns and its last, and the short ones paid for the padding
-    of the long (docs/results.md measures it). ``done(n)`` is told each batch's size as it ends."""
-    order = np.argsort([len(e.memory) for e in examples], kind="stable")
+    examples' order, called on :func:`batches_by_memory_length`. ``done(n)`` is told each batch's size as it
+    ends."""
+    indices: list[np.ndarray] = []
     parts: dict[str, list[np.ndarray]] = {key: [] for key in keys}
-    for start in range(0, len(order), batch_size):
-        memory, speaker, query = pad_batch([examples[i] for i in order[start:start + batch_size]])
+    for chosen, memory, speaker, query in batches_by_memory_length(examples, batch_size):
         result = call(memory, speaker, query)
         for key in keys:
             parts[key].append(np.asarray(result[key]))
+        indices.append(chosen)
         if done is not None:
             done(len(query))
+    order = np.concatenate(indices)
     outputs = {}
     for key, value in parts.items():
         rows = np.concatenate(value)

@@ -72,7 +72,7 @@ import tensorflow as tf
 from data.banking.labels import DEV_CHALLENGES
 from data.corpus import KB_RESULT_PATTERN, SILENCE
 from models.banking.slots import SlotLexicon
-from models.examples import TaskData, TurnExample, pad_batch
+from models.examples import TaskData, TurnExample, batches_by_memory_length
 from models.features import lookup_table
 from models.sentence_encoder import SentenceEncoder
 from models.serving.export import DialogServingModule, export, hold_models, prepare_output
@@ -669,17 +669,18 @@ def cached_facts(features: StateFeatures, examples: Sequence[TurnExample], size:
     """Every example's facts, computed once (the raw dialogs parsed in batches of ``size``, by ``compute``, a
     :func:`traced_facts` of ``features``, made here when not given), as arrays of one row per example: the word ids
     packed to the front of their row (the bags ignore order and padding), the flags as bytes (they are 0 or 1). The
-    steps then gather the candidates' features from these, and parse nothing. The batches are of near equal memory
-    length, as :func:`~models.examples.batched_outputs` makes them, and each row is put back in its example's place."""
+    steps then gather the candidates' features from these, and parse nothing. The batches are
+    :func:`~models.examples.batches_by_memory_length`'s, and each row is put back in its example's place."""
     compute = compute or traced_facts(features)
-    order = np.argsort([len(example.memory) for example in examples], kind="stable")
+    indices: list[np.ndarray] = []
     parts: dict[str, list[np.ndarray]] = {key: [] for key in FACT_DTYPES}
-    for start in range(0, len(order), size):
-        memory, speaker, query = pad_batch([examples[i] for i in order[start:start + size]])
+    for chosen, memory, speaker, query in batches_by_memory_length(examples, size):
         facts = compute(tf.constant(memory, tf.string), tf.constant(speaker, tf.string),
                         tf.constant(query, tf.string))
         for key, value in facts.items():
             parts[key].append(value.numpy())
+        indices.append(chosen)
+    order = np.concatenate(indices) if indices else np.zeros(0, np.int64)
     out = {}
     for key, dtype in FACT_DTYPES.items():
         if key.endswith("_words"):  # ids packed to the front, padded to the widest row

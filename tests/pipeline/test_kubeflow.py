@@ -74,7 +74,7 @@ def trainer_config(spec: dict, name: str) -> dict:
 
 def test_workers_and_accelerator_make_the_trainers_vertex_jobs(tmp_path: Path, kf: SimpleNamespace) -> None:
     kf.FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=3",
-           "--accelerator=NVIDIA_TESLA_T4:1", *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
+              "--accelerator=NVIDIA_TESLA_T4:1", *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
     try:
         kf.main([])
     finally:
@@ -133,8 +133,8 @@ def test_a_vertex_job_that_cannot_run_is_refused(beam_args: list[str], accelerat
 
 def test_the_movie_pipeline_compiles_with_its_trainer_on_vertex_workers(tmp_path: Path, kf: SimpleNamespace) -> None:
     kf.FLAGS(["kubeflow_v2_runner", f"--output_dir={tmp_path}", "--image=gcr.io/my-project/dialog:1", "--workers=2",
-           "--paper=movie", "--profile=quick", "--data_root=gs://bucket/corpora/movies",
-           *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
+              "--paper=movie", "--profile=quick", "--data_root=gs://bucket/corpora/movies",
+              *(f"--beam_arg={arg}" for arg in BEAM_ARGS)])
     try:
         kf.main([])
     finally:
