@@ -315,6 +315,48 @@ def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_
         options)
 
 
+# Training steps one call of the compiled train function runs (:func:`loop_training_steps`).
+STEPS_PER_CALL = 16
+
+
+def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], steps: int = STEPS_PER_CALL) -> None:
+    """Make ``model.fit`` run ``steps`` training steps per call of its compiled function, in a graph loop over the
+    batches, where Keras runs one: Keras' Python around a call (callbacks, the iterator, the call itself) is a
+    large part of a small model's step (docs/results.md has the profile). The steps are the same, one after the
+    other in the same order, so the trained numbers are the same to the bit.
+
+    Keras' own ``steps_per_execution`` unrolls its steps into one graph (traced ``steps`` times over) and fails
+    part-way through an epoch's last call, cancelling the steps of that call; this loop stops when the batches
+    run out. The model and its optimizer are built here, on one example of ``features``, since a graph loop cannot
+    create them. Under a strategy of several replicas (or any strategy but the default) Keras' loop is kept."""
+    if steps == 1 or tf.distribute.has_strategy() or model.distribute_strategy is not tf.distribute.get_strategy():
+        return
+    model({key: value[:1] for key, value in features.items()})
+    model.optimizer.build(model.trainable_variables)
+    model.steps_per_execution = steps
+
+    def make_train_function(force: bool = False) -> Any:
+        if model.train_function is not None and not force:
+            return model.train_function
+        one_step = tf.function(model.train_step, reduce_retracing=True)
+
+        @tf.function(reduce_retracing=True)
+        def train_function(iterator: Any) -> dict[str, tf.Tensor]:
+            logs = one_step(next(iterator))  # Keras calls it only while a batch is left
+            for _ in tf.range(steps - 1):
+                tf.autograph.experimental.set_loop_options(parallel_iterations=1)  # one step after the other
+                batch = iterator.get_next_as_optional()
+                if not batch.has_value():
+                    break
+                logs = one_step(batch.get_value())
+            return logs
+
+        model.train_function = train_function
+        return train_function
+
+    model.make_train_function = make_train_function
+
+
 def top_candidates(model: keras.Model, features: dict[str, np.ndarray], size: int, batch_size: int = 1024
                    ) -> np.ndarray:
     """Each example's best-scoring candidate, a batch at a time: never every example x every candidate at once
@@ -507,6 +549,9 @@ def _fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExampl
         model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
                       loss=training_loss(config))
     x_trn, x_dev = with_constant_inputs(model, x_trn), with_constant_inputs(model, x_dev)
+    # The embeddings' negatives are drawn by a random op whose seed comes from the graph it is traced in: in the
+    # loop's graph they would be other draws, so other trained numbers. Every other model's step is the same there.
+    loop_training_steps(model, x_trn, 1 if isinstance(config, EmbeddingsConfig) else STEPS_PER_CALL)
     oov = (with_constant_inputs(model, featurize(featurizer, oov_dev)), answer_indices(spec, oov_dev)) if oov_dev \
         else None
     best = BestOnDev(x_dev, y_dev, patience=config.patience, oov=oov, select_on_mean=config.select_on_oov_dev)

@@ -13,7 +13,10 @@ from click.testing import CliRunner
 
 from data.babi.generation import GenerationPlan, generate
 from data.layout import dialog_file_name, discover
+from models import training
 from models.babi.template.config import TemplateConfig
+from models.examples import TaskData
+from models.features import build_spec
 from models.serving.export import SPEC_ASSET, OutputRefused, prepare_output
 from models.training import (
     EmbeddingsConfig,
@@ -160,4 +163,26 @@ def test_training_batches_train_like_fit_on_the_arrays() -> None:
         return model.get_weights()
 
     for got, expected in zip(trained(True), trained(False), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_the_graph_loop_trains_the_numbers_of_keras_loop(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fit`` runs ``STEPS_PER_CALL`` steps a call of its compiled function, the last call of an epoch stopping
+    where the batches end: every step is taken, in Keras' order, so the weights equal those of Keras' own loop (a
+    step a call) to the bit."""
+    task = TaskData.load(discover(corpus)[1], splits=("trn", "dev"))
+    trn, dev = task.split("trn"), task.split("dev")
+    config = MemN2NConfig(hops=2, embedding_dim=8, epochs=2, batch_size=1, match_type=True,
+                          per_occurrence_gradient=True, only_learned_words=True)
+    spec = build_spec(task, memory_size=training.memory_size_for(config, trn + dev))
+    assert training.STEPS_PER_CALL < len(trn) < 2 * training.STEPS_PER_CALL  # a whole call and a part of one
+
+    def trained(steps: int) -> keras.Model:
+        monkeypatch.setattr(training, "STEPS_PER_CALL", steps)
+        return training.fit(spec, trn, dev, config)[0]
+
+    looped, stepped = trained(16), trained(1)
+    assert (looped.steps_per_execution, stepped.steps_per_execution) == (16, 1)
+    assert int(looped.optimizer.iterations.numpy()) == config.epochs * len(trn)
+    for got, expected in zip(looped.get_weights(), stepped.get_weights(), strict=True):
         np.testing.assert_array_equal(got, expected)
