@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -331,7 +332,10 @@ def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], ste
     create them. Under a strategy of several replicas (or any strategy but the default) Keras' loop is kept."""
     if steps == 1 or tf.distribute.has_strategy() or model.distribute_strategy is not tf.distribute.get_strategy():
         return
-    model({key: value[:1] for key, value in features.items()})
+    with warnings.catch_warnings():
+        # A memory of one slot (a first turn's): called eagerly, Keras warns of the softmax over it.
+        warnings.filterwarnings("ignore", message="You are using a softmax over axis -1")
+        model({key: value[:1] for key, value in features.items()})
     model.optimizer.build(model.trainable_variables)
     model.steps_per_execution = steps
 
