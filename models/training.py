@@ -326,10 +326,11 @@ def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], ste
     large part of a small model's step (docs/results.md has the profile). The steps are the same, one after the
     other in the same order, so the trained numbers are the same to the bit.
 
-    Keras' own ``steps_per_execution`` unrolls its steps into one graph (traced ``steps`` times over) and fails
-    part-way through an epoch's last call, cancelling the steps of that call; this loop stops when the batches
-    run out. The model and its optimizer are built here, on one example of ``features``, since a graph loop cannot
-    create them. Under a strategy of several replicas (or any strategy but the default) Keras' loop is kept."""
+    Keras' own ``steps_per_execution`` unrolls its steps into one graph (traced ``steps`` times over), and an
+    epoch's last call runs past the last batch: the call fails there, after the optimizer has counted a step that
+    had no batch, so the trained numbers differ (docs/results.md). This loop stops where the batches end. The model
+    and its optimizer are built here, on one example of ``features``, since a graph loop cannot create them. Under
+    a strategy (any but the default) Keras' loop is kept."""
     if steps == 1 or tf.distribute.has_strategy() or model.distribute_strategy is not tf.distribute.get_strategy():
         return
     with warnings.catch_warnings():
