@@ -25,7 +25,13 @@ from models.memn2n import SUMMED, embed_bags, sparse_bags
 from models.methods import first_k
 from models.movie.examples import MovieExample
 from models.movie.text import EntityText, prepare_text
-from models.training import BestOnDev, answer_indices, training_batches
+from models.training import (
+    STEPS_PER_CALL,
+    BestOnDev,
+    answer_indices,
+    loop_training_steps,
+    training_batches,
+)
 
 
 @dataclass(frozen=True)
@@ -100,9 +106,11 @@ class MovieLstm:
                       loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         ranker = cls(text, spec, model, [text.entity_of.get(c, c) for c in candidates], config, {})
         best = BestOnDev({"tokens": ranker.sequences(dev_t)}, answer_indices(spec, dev_t), patience=config.patience)
+        features = {"tokens": ranker.sequences(trn_t)}
+        loop_training_steps(model, features, STEPS_PER_CALL)
         started = time.perf_counter()
-        model.fit(training_batches({"tokens": ranker.sequences(trn_t)}, answer_indices(spec, trn_t), config.batch_size),
-                  epochs=config.epochs, verbose=0, callbacks=[best])
+        model.fit(training_batches(features, answer_indices(spec, trn_t), config.batch_size), epochs=config.epochs,
+                  verbose=0, callbacks=[best])
         ranker.summary = {"best_epoch": best.best_epoch, "dev_per_response_accuracy": round(best.best_accuracy, 2),
                           "train_seconds": round(time.perf_counter() - started, 1), "history": best.history}
         return ranker
