@@ -1,13 +1,14 @@
 """A MemN2N training step's cost: its fixed part (whatever the batch) and its part per example, one JSON line each.
 
-    .venv/bin/python benchmarks/memn2n_step.py --data DIR [--task 5] [--batches 8,32,128] [--steps 100]
+    .venv/bin/python benchmarks/memn2n_step.py --data DIR [--task 5] [--batches 8,32,128] [--steps 100] [--rounds 5]
 
 Table 2's MemN2N + match type recipe (models.babi.methods: unseen words at zero, a gradient row per word
 occurrence) on ``DIR``'s task: the same model trained twice side by side in one process, once with Keras' loop (a
 step per call of the compiled function) and once with the project's (``models.training.loop_training_steps``,
 ``STEPS_PER_CALL`` steps a call). The two take turns, an epoch of ``--steps`` batches each, ``--rounds`` times at
 each batch size, so a host whose pace drifts slows both alike. A step's milliseconds are the median of its rounds;
-the fixed part and the part per example are the least-squares line through the batch sizes.
+the fixed part and the part per example are the least-squares line through the batch sizes (two or more). Each
+epoch's seconds include ``fit``'s own set-up, spread over its steps: the same in both loops.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 @click.option("--steps", type=int, default=100, show_default=True, help="Training steps an epoch.")
 @click.option("--rounds", type=int, default=5, show_default=True, help="Epochs timed per loop and batch size.")
 def main(data: Path, task: int, batches: str, steps: int, rounds: int) -> None:
+    sizes = [int(size) for size in batches.split(",")]
+    if len(set(sizes)) < 2:
+        raise click.BadParameter("two batch sizes or more: the fixed part is where their line meets 0",
+                                 param_hint="--batches")
     sys.path.insert(0, str(REPOSITORY))
     import keras
 
@@ -58,7 +63,6 @@ def main(data: Path, task: int, batches: str, steps: int, rounds: int) -> None:
         inputs = training.with_constant_inputs(model, features)
         training.loop_training_steps(model, inputs, per_call)
         models[name] = (model, inputs)
-    sizes = [int(size) for size in batches.split(",")]
     medians: dict[str, list[float]] = {name: [] for name in loops}
     for size in sizes:
         count = size * steps
@@ -81,7 +85,7 @@ def main(data: Path, task: int, batches: str, steps: int, rounds: int) -> None:
             print(json.dumps({"loop": name, "steps_per_call": loops[name], "batch": size, "ms_per_step": round(step, 3),
                               "rounds_ms": [round(1000 * s / steps, 3) for s in seconds[name]]}), flush=True)
     for name in loops:
-        per_example, fixed = np.polyfit(sizes, medians[name], 1) if len(sizes) > 1 else (float("nan"), float("nan"))
+        per_example, fixed = np.polyfit(sizes, medians[name], 1)
         print(json.dumps({"loop": name, "steps_per_call": loops[name], "task": task, "data": str(data),
                           "fixed_ms": round(float(fixed), 3), "ms_per_example": round(float(per_example), 4)}),
               flush=True)

@@ -324,13 +324,15 @@ def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], ste
     """Make ``model.fit`` run ``steps`` training steps per call of its compiled function, in a graph loop over the
     batches, where Keras runs one: Keras' Python around a call (callbacks, the iterator, the call itself) is a
     large part of a small model's step (docs/results.md has the profile). The steps are the same, one after the
-    other in the same order, so the trained numbers are the same to the bit.
+    other in the same order, so the trained numbers are the same to the bit, for the networks trained here: the
+    build below draws no random number from them (a recurrent cell with dropout would draw its mask there).
 
-    Keras' own ``steps_per_execution`` unrolls its steps into one graph (traced ``steps`` times over), and an
-    epoch's last call runs past the last batch: the call fails there, after the optimizer has counted a step that
-    had no batch, so the trained numbers differ (docs/results.md). This loop stops where the batches end. The model
-    and its optimizer are built here, on one example of ``features``, since a graph loop cannot create them. Under
-    a strategy (any but the default) Keras' loop is kept."""
+    Keras' own ``steps_per_execution`` puts ``steps`` calls of its step in one graph, and an epoch's last call runs
+    past the last batch: the call fails there, after the optimizer has counted a step that had no batch, so the
+    trained numbers differ (docs/results.md). This loop stops where the batches end (not at a ``steps_per_epoch``:
+    it is for ``fit`` over a whole dataset, as the training loops here call it). The model and its optimizer are
+    built first, on one example of ``features``, so that no variable is made inside the loop. Under a strategy (any
+    but the default), eagerly, or once the model is compiled again, Keras' loop is kept."""
     if steps == 1 or tf.distribute.has_strategy() or model.distribute_strategy is not tf.distribute.get_strategy():
         return
     with warnings.catch_warnings():
@@ -341,9 +343,11 @@ def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], ste
     model.steps_per_execution = steps
 
     def make_train_function(force: bool = False) -> Any:
+        if model.run_eagerly or model.steps_per_execution != steps:  # compiled again since: Keras' own loop
+            return type(model).make_train_function(model, force)
         if model.train_function is not None and not force:
             return model.train_function
-        one_step = tf.function(model.train_step, reduce_retracing=True)
+        one_step = tf.function(model.train_step, reduce_retracing=True, jit_compile=model.jit_compile)
 
         @tf.function(reduce_retracing=True)
         def train_function(iterator: Any) -> dict[str, tf.Tensor]:

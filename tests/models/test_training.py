@@ -16,7 +16,7 @@ from data.layout import dialog_file_name, discover
 from models import training
 from models.babi.template.config import TemplateConfig
 from models.examples import TaskData
-from models.features import build_spec
+from models.features import Featurizer, build_spec
 from models.serving.export import SPEC_ASSET, OutputRefused, prepare_output
 from models.training import (
     EmbeddingsConfig,
@@ -168,8 +168,8 @@ def test_training_batches_train_like_fit_on_the_arrays() -> None:
 
 def test_the_graph_loop_trains_the_numbers_of_keras_loop(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``fit`` runs ``STEPS_PER_CALL`` steps a call of its compiled function, the last call of an epoch stopping
-    where the batches end: every step is taken, in Keras' order, so the weights equal those of Keras' own loop (a
-    step a call) to the bit."""
+    where the batches end: every step is taken, in Keras' order, so each epoch's loss and dev accuracy and the
+    weights kept equal those of Keras' own loop (a step a call) to the bit."""
     task = TaskData.load(discover(corpus)[1], splits=("trn", "dev"))
     trn, dev = task.split("trn"), task.split("dev")
     config = MemN2NConfig(hops=2, embedding_dim=8, epochs=2, batch_size=1, match_type=True,
@@ -177,12 +177,30 @@ def test_the_graph_loop_trains_the_numbers_of_keras_loop(corpus: Path, monkeypat
     spec = build_spec(task, memory_size=training.memory_size_for(config, trn + dev))
     assert training.STEPS_PER_CALL < len(trn) < 2 * training.STEPS_PER_CALL  # a whole call and a part of one
 
-    def trained(steps: int) -> keras.Model:
+    def trained(steps: int) -> tuple[keras.Model, list[tuple[float, float]]]:
         monkeypatch.setattr(training, "STEPS_PER_CALL", steps)
-        return training.fit(spec, trn, dev, config)[0]
+        model, summary = training.fit(spec, trn, dev, config)
+        return model, [(epoch["loss"], epoch["dev_per_response_accuracy"]) for epoch in summary["history"]]
 
-    looped, stepped = trained(16), trained(1)
+    (looped, looped_epochs), (stepped, stepped_epochs) = trained(16), trained(1)
     assert (looped.steps_per_execution, stepped.steps_per_execution) == (16, 1)
+    assert looped_epochs == stepped_epochs and len(looped_epochs) == config.epochs
     assert int(looped.optimizer.iterations.numpy()) == config.epochs * len(trn)
     for got, expected in zip(looped.get_weights(), stepped.get_weights(), strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+def test_a_model_compiled_again_trains_with_keras_loop(corpus: Path) -> None:
+    """``compile`` sets a call back to one step: the loop installed before gives way to Keras' own, which takes each
+    batch once (the loop, called once per batch, would run past the last one)."""
+    task = TaskData.load(discover(corpus)[1], splits=("trn", "dev"))
+    trn = task.split("trn")
+    config = MemN2NConfig(hops=1, embedding_dim=8, epochs=1, batch_size=1)
+    spec = build_spec(task, memory_size=training.memory_size_for(config, trn))
+    features, labels = training.featurize(Featurizer(spec), trn), training.answer_indices(spec, trn)
+    model = training.build_model(spec, config)
+    model.compile(optimizer=keras.optimizers.Adam(0.005), loss=training.training_loss(config))
+    training.loop_training_steps(model, features, 16)
+    model.compile(optimizer=keras.optimizers.Adam(0.005), loss=training.training_loss(config))
+    model.fit(training_batches(features, labels, 1), epochs=1, verbose=0)
+    assert int(model.optimizer.iterations.numpy()) == len(trn)
