@@ -540,7 +540,9 @@ def train_streamed(entities: Sequence[str], triples: Sequence[Sequence[str]], ca
     fitted = time.perf_counter()
     with warnings.catch_warnings():
         # A stream has no length until its first epoch ends, where Keras warns "Your input ran out of data;
-        # interrupting training" and goes on with the next epoch: nothing is interrupted.
+        # interrupting training" and goes on with the next epoch: nothing is interrupted. (An epoch's last call,
+        # several steps, runs past the last batch, after which the optimizer has counted a step with no batch:
+        # docs/results.md. models.training's graph loop does not; moving this trainer to it would move its figures.)
         warnings.filterwarnings("ignore", message="Your input ran out of data")
         model.fit(training_data(parts, train_files, config, rates), epochs=config.epochs, verbose=verbose,
                   callbacks=callbacks)
