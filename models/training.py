@@ -320,7 +320,7 @@ def training_batches(features: dict[str, np.ndarray], labels: np.ndarray, batch_
 STEPS_PER_CALL = 16
 
 
-def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], steps: int = STEPS_PER_CALL) -> None:
+def loop_training_steps(model: keras.Model, features: dict[str, np.ndarray], steps: int) -> None:
     """Make ``model.fit`` run ``steps`` training steps per call of its compiled function, in a graph loop over the
     batches, where Keras runs one: Keras' Python around a call (callbacks, the iterator, the call itself) is a
     large part of a small model's step (docs/results.md has the profile). The steps are the same, one after the
