@@ -89,6 +89,7 @@ def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tens
     return tf.sparse.segment_sum(embedding.embeddings.value, ids, bags, num_segments=count)
 
 
+@tf.autograph.experimental.do_not_convert  # AutoGraph would convert the body and lose the custom gradient
 @tf.custom_gradient
 def segment_sum(data: tf.Tensor, segment_ids: tf.Tensor, count: tf.Tensor) -> tuple[tf.Tensor, Callable]:
     """``tf.math.unsorted_segment_sum`` for ``segment_ids`` that are never negative (rows of bags, candidates of

@@ -31,6 +31,7 @@ from models.memn2n import (
     bag_of_embeddings,
     match_type_scores,
     matched_entity_types,
+    segment_sum,
     summed_rows,
 )
 from models.methods import best_answers
@@ -422,6 +423,26 @@ def test_per_occurrence_bags_take_a_keras_embedding_layers_adam_step() -> None:
     np.testing.assert_allclose(distinct[1], fused[1], atol=1e-6)  # the same summed rows, only sparse
     moved = np.abs(fused[1] - layer[1]).max(axis=1) > 1e-4
     assert moved.tolist() == [False, True, False, False, False]  # only the repeated word steps otherwise
+
+
+def test_segment_sum_has_the_sums_and_the_gradient_of_tfs_own() -> None:
+    """Bit for bit, eagerly and in a graph, for ids as bags and pairs hold them (unsorted, never negative, some
+    segments empty)."""
+    data = tf.random.normal([7, 3], seed=5)
+    ids = tf.constant([2, 0, 2, 4, 0, 2, 1])
+    upstream = tf.random.normal([6, 3], seed=6)
+
+    def sums_and_gradient(summed: Callable) -> tuple[tf.Tensor, tf.Tensor]:
+        with tf.GradientTape() as tape:
+            tape.watch(data)
+            sums = summed(data, ids, 6)
+            loss = tf.reduce_sum(sums * upstream)
+        return sums, tape.gradient(loss, data)
+
+    for run in (sums_and_gradient, tf.function(sums_and_gradient)):
+        ours, tfs = run(segment_sum), run(tf.math.unsorted_segment_sum)
+        np.testing.assert_array_equal(ours[0].numpy(), tfs[0].numpy())
+        np.testing.assert_array_equal(ours[1].numpy(), tfs[1].numpy())
 
 
 def test_the_rows_gradient_is_the_summed_one_on_the_batchs_words_alone() -> None:
