@@ -24,6 +24,8 @@ from scipy import sparse
 from models.examples import TurnExample
 from models.features import TYPE_PREFIX, tokenize
 
+TYPED_CACHE = 4096  # sets of said entity words whose re-weighted candidates are kept
+
 
 class TfIdfMatch:
     def __init__(self, candidates: Sequence[str], documents: Sequence[str], entity_types: dict[str, str] | None = None,
@@ -51,6 +53,9 @@ class TfIdfMatch:
                 self.idf[self.index[TYPE_PREFIX + kind]] = type_weight
         self._counts = self._bag_matrix([Counter(tokenize(c)) for c in self.candidates])  # [C, V] raw counts
         self._plain = self._normalised(self._counts)
+        # The candidates re-weighted for each set of said entity words (:meth:`_typed_rows`): a dialog's turns say the
+        # same ones turn after turn, and each set costs a dozen sparse-matrix operations.
+        self._typed: dict[tuple[int, ...], tuple[sparse.csr_matrix, np.ndarray]] = {}
         if entity_types:
             # Candidate x entity-word counts, and entity word -> its type word's column.
             entities = sorted(word for word in entity_types if word in self.index)
@@ -124,14 +129,18 @@ class TfIdfMatch:
     def _typed_rows(self, said: set[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
         """The candidates that gain the type word of one of their entity words the input also has, re-weighted,
         and their row numbers."""
-        present = sorted(self._entity_column[w] for w in said if w in self._entity_column)
+        present = tuple(sorted(self._entity_column[w] for w in said if w in self._entity_column))
         if not present:
             return self._plain[:0], np.zeros(0, dtype=np.int64)
-        # Only the said entity words' columns and rows: counts of small integers, exact in any order.
-        additions = (self._candidate_entities[:, present] @ self._entity_type[present]).tocsr()
-        additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
-        rows = np.unique(additions.nonzero()[0])
-        return self._normalised(self._counts[rows] + additions[rows]), rows
+        if present not in self._typed:
+            if len(self._typed) >= TYPED_CACHE:
+                self._typed.clear()
+            # Only the said entity words' columns and rows: counts of small integers, exact in any order.
+            additions = (self._candidate_entities[:, list(present)] @ self._entity_type[list(present)]).tocsr()
+            additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
+            rows = np.unique(additions.nonzero()[0])
+            self._typed[present] = (self._normalised(self._counts[rows] + additions[rows]), rows)
+        return self._typed[present]
 
     def rank(self, examples: Sequence[TurnExample], k: int = 10, batch: int = 256) -> list[list[str]]:
         """The ``k`` best candidates of each example, best first."""

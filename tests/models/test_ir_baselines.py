@@ -55,9 +55,10 @@ def test_nearest_neighbour_normalised_overlap_prefers_the_utterance_that_says_no
     assert best_answers(NearestNeighbour(training, normalised=True), query) == ["where should it be"]
 
 
-def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_path) -> None:
-    """The batch path (one product, then only the re-weighted candidates) gives bit-identical scores, hence the
-    same rankings, as the per-input formula it replaced, on generated task 5 with its KB's entity types."""
+def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_path, monkeypatch) -> None:
+    """The batch path (one product, then only the re-weighted candidates, kept per set of said entity words) gives
+    bit-identical scores, hence the same rankings, as the per-input formula it replaced, on generated task 5 with
+    its KB's entity types: computed, kept, and evicted from a small cache."""
     import numpy as np
 
     from data.babi.generation import GenerationPlan, generate
@@ -69,14 +70,19 @@ def test_batched_scores_equal_scoring_each_input_against_every_candidate(tmp_pat
     task = TaskData.load(discover(tmp_path)[5])
     examples = task.split("tst-OOV")[:60]
     documents = list(task.candidates) + task.sentences("trn")
-    for types in (None, kb_entity_types(task.facts)):
-        for history in (False, True):
-            model = TfIdfMatch(task.candidates, documents, types, use_history=history)
-            for example, batched in zip(examples, model.batch_scores(examples), strict=True):
-                bag = model._input_bag(example)
-                query = model._normalised(model._bag_matrix([bag]))
-                candidates = model._typed_candidates(model._said(example)) if types else model._plain
-                np.testing.assert_array_equal(batched, (candidates @ query.T).toarray().ravel())
+    for kept in (4096, 2):
+        monkeypatch.setattr("models.ir_baselines.TYPED_CACHE", kept)
+        for types in (None, kb_entity_types(task.facts)):
+            for history in (False, True):
+                model = TfIdfMatch(task.candidates, documents, types, use_history=history)
+                for scores in (model.batch_scores(examples), model.batch_scores(examples)):
+                    for example, batched in zip(examples, scores, strict=True):
+                        bag = model._input_bag(example)
+                        query = model._normalised(model._bag_matrix([bag]))
+                        candidates = model._typed_candidates(model._said(example)) if types else model._plain
+                        np.testing.assert_array_equal(batched, (candidates @ query.T).toarray().ravel())
+                if types:
+                    assert 0 < len(model._typed) <= kept
 
 
 def test_type_words_of_enough_weight_move_the_api_call_above_a_repeated_greeting() -> None:
