@@ -94,8 +94,8 @@ def summed_rows(embedding: keras.layers.Embedding, ids: tf.Tensor, bags: tf.Tens
 def segment_sum(data: tf.Tensor, segment_ids: tf.Tensor, count: tf.Tensor) -> tuple[tf.Tensor, Callable]:
     """``tf.math.unsorted_segment_sum`` for ``segment_ids`` that are never negative (rows of bags, candidates of
     pairs), the same sums and the same gradient: TF's gradient gathers the upstream rows, then zeroes those of
-    negative ids with a select over the whole [n, d] gradient, a third of a millisecond a step for the candidates'
-    22,277 word occurrences (public task 5); here the gather alone."""
+    negative ids with a select over the whole [n, d] gradient, the costliest op of a step's fixed part on the
+    candidates' words (docs/results.md has the profile); here the gather alone."""
 
     def gradient(upstream: tf.Tensor) -> tuple[tf.Tensor, None, None]:
         return tf.gather(upstream, segment_ids), None, None
