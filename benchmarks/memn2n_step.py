@@ -52,14 +52,11 @@ def main(data: Path, task: int, batches: str, steps: int, rounds: int) -> None:
     spec = build_spec(loaded, memory_size=training.memory_size_for(config, trn))
     features = training.featurize(Featurizer(spec), trn)
     labels = training.answer_indices(spec, trn)
-    learned = training.learned_words(spec, features, labels)
     loops = {"keras": 1, "graph_loop": training.STEPS_PER_CALL}
     models = {}
     for name, per_call in loops.items():
         keras.utils.set_random_seed(0)
-        model = training.build_model(spec, config, learned)
-        model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
-                      loss=training.training_loss(config))
+        model = training.compiled_model(spec, config, features, labels)
         inputs = training.with_constant_inputs(model, features)
         training.loop_training_steps(model, inputs, per_call)
         models[name] = (model, inputs)

@@ -155,9 +155,7 @@ def main(peer: Path, data: Path, task: int, batch: int, steps: int, rounds: int)
     features = training.featurize(Featurizer(spec), trn)
     labels = training.answer_indices(spec, trn)
     keras.utils.set_random_seed(0)
-    ours = training.build_model(spec, config, training.learned_words(spec, features, labels))
-    ours.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
-                 loss=training.training_loss(config))
+    ours = training.compiled_model(spec, config, features, labels)
     features = training.with_constant_inputs(ours, features)
     training.loop_training_steps(ours, features, training.STEPS_PER_CALL)
 

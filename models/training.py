@@ -273,6 +273,19 @@ def build_model(spec: FeatureSpec, config: TrainConfig, learned: np.ndarray | No
                   gradient=PER_OCCURRENCE if config.per_occurrence_gradient else SUMMED)
 
 
+def compiled_model(spec: FeatureSpec, config: TrainConfig, features: dict[str, np.ndarray], answers: np.ndarray
+                   ) -> MemN2N | SupervisedEmbeddings | UtteranceLSTM:
+    """The network training fits for ``config``, compiled: Adam at its step and clipping, its loss; the words it
+    learns read from the featurised training ``features`` and ``answers`` when it keeps the others at zero. Built in
+    the strategy scope of the caller. The benchmarks build theirs here too, so that they time what training runs."""
+    learned = learned_words(spec, features, answers) \
+        if isinstance(config, MemN2NConfig) and config.only_learned_words else None
+    model = build_model(spec, config, learned)
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
+                  loss=training_loss(config))
+    return model
+
+
 def training_loss(config: TrainConfig) -> keras.losses.Loss | Any:
     """Softmax cross-entropy over all candidates (MemN2N, appendix A); margin ranking (embeddings, 4.3)."""
     if isinstance(config, EmbeddingsConfig):
@@ -550,13 +563,9 @@ def _fit(spec: FeatureSpec, trn: Sequence[TurnExample], dev: Sequence[TurnExampl
     featurizer = Featurizer(spec)
     x_trn, y_trn = featurize(featurizer, trn), answer_indices(spec, trn)
     x_dev, y_dev = featurize(featurizer, dev), answer_indices(spec, dev)
-    learned = learned_words(spec, x_trn, y_trn) if isinstance(config, MemN2NConfig) and config.only_learned_words \
-        else None
     strategy = strategy or tf.distribute.get_strategy()
     with strategy.scope():
-        model = build_model(spec, config, learned)
-        model.compile(optimizer=keras.optimizers.Adam(learning_rate=config.learning_rate, clipnorm=config.clipnorm),
-                      loss=training_loss(config))
+        model = compiled_model(spec, config, x_trn, y_trn)
     x_trn, x_dev = with_constant_inputs(model, x_trn), with_constant_inputs(model, x_dev)
     # The embeddings' negatives are drawn by a random op whose seed comes from the graph it is traced in: in the
     # loop's graph they would be other draws, so other trained numbers. Every other model's step is the same there.
