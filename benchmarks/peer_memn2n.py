@@ -39,9 +39,9 @@ PEER_STOP_WORDS = {"a", "an", "the", ".", "?", "!"}  # data_utils.TOKENS_TO_EXCL
 EMBEDDING_DIM, HOPS = 32, 3
 
 
-# The peer splits on ``(\W+)?``. Python 3.6, which it was written for, skipped the pattern's empty matches: words,
-# punctuation kept as tokens. Python 3.7 and later split at them too: every character a token. ``words`` is the
-# first, ``characters`` what the peer's code does on the Python here.
+# Why two splits: the peer splits on ``(\W+)?``, an optional pattern. The Python it was written for skipped the
+# pattern's empty matches (words, punctuation kept as tokens); the Python here splits at them too (every character
+# a token). ``words`` is the first, ``characters`` what the peer's code does here.
 SPLITS = {"words": r"(\W+)", "characters": r"(\W+)?"}
 
 
@@ -63,9 +63,9 @@ def peer_turns(path: Path, split: str) -> list[tuple[list[list[str]], list[str],
         number, line = line.split(" ", 1)
         if "\t" in line:
             user, answer = line.split("\t")
-            turns.append(([*memory], peer_tokens(user, split), answer))
-            memory += [peer_tokens(user, split) + ["$u", f"#{number}"],
-                       peer_tokens(answer, split) + ["$r", f"#{number}"]]
+            said = peer_tokens(user, split)
+            turns.append(([*memory], said, answer))
+            memory += [said + ["$u", f"#{number}"], peer_tokens(answer, split) + ["$r", f"#{number}"]]
         else:
             memory.append(peer_tokens(line, split) + ["$r", f"#{number}"])
     return turns

@@ -136,7 +136,8 @@ class TfIdfMatch:
             if len(self._typed) >= TYPED_CACHE:
                 self._typed.clear()
             # Only the said entity words' columns and rows: counts of small integers, exact in any order.
-            additions = (self._candidate_entities[:, list(present)] @ self._entity_type[list(present)]).tocsr()
+            said_columns = list(present)
+            additions = (self._candidate_entities[:, said_columns] @ self._entity_type[said_columns]).tocsr()
             additions.data = np.minimum(additions.data, 1.0)  # a type word once per candidate and type
             rows = np.unique(additions.nonzero()[0])
             self._typed[present] = (self._normalised(self._counts[rows] + additions[rows]), rows)
