@@ -34,6 +34,9 @@ from pathlib import Path
 import click
 import numpy as np
 
+from data.babi_format import read_candidates, read_dialogs  # no TensorFlow: the peer's Keras is chosen in main()
+from data.corpus import Turn
+
 REPOSITORY = Path(__file__).resolve().parent.parent
 PEER_STOP_WORDS = {"a", "an", "the", ".", "?", "!"}  # data_utils.TOKENS_TO_EXCLUDE
 EMBEDDING_DIM, HOPS = 32, 3
@@ -53,21 +56,18 @@ def peer_tokens(text: str, split: str = "words") -> list[str]:
 
 
 def peer_turns(path: Path, split: str) -> list[tuple[list[list[str]], list[str], str]]:
-    """(memory lines, user utterance, gold answer) per bot turn, the memory as the peer keeps it."""
-    turns, memory = [], []
-    for raw in path.read_text().splitlines():
-        line = raw.strip()
-        if not line:
-            memory = []
-            continue
-        number, line = line.split(" ", 1)
-        if "\t" in line:
-            user, answer = line.split("\t")
-            said = peer_tokens(user, split)
-            turns.append(([*memory], said, answer))
-            memory += [said + ["$u", f"#{number}"], peer_tokens(answer, split) + ["$r", f"#{number}"]]
-        else:
-            memory.append(peer_tokens(line, split) + ["$r", f"#{number}"])
+    """(memory lines, user utterance, gold answer) per bot turn, the memory as the peer keeps it (the file read by
+    the project's parser: its turns and KB results)."""
+    turns = []
+    for dialog in read_dialogs(path).dialogs:
+        memory: list[list[str]] = []
+        for line in dialog.lines:
+            if isinstance(line, Turn):
+                said = peer_tokens(line.user, split)
+                turns.append(([*memory], said, line.bot))
+                memory += [said + ["$u", f"#{line.id}"], peer_tokens(line.bot, split) + ["$r", f"#{line.id}"]]
+            else:
+                memory.append(peer_tokens(line.text, split) + ["$r", f"#{line.id}"])
     return turns
 
 
@@ -81,8 +81,7 @@ def peer_inputs(candidates_file: Path, trn: Path, dev: Path, count: int, split: 
                 ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, int]:
     """The peer's inputs for the first ``count`` training turns (tokens by ``split``), its candidate matrix [V, C],
     their labels, and how many training turns there are."""
-    candidates = [line.strip().split(" ", 1)[1] for line in candidates_file.read_text()
-                  .splitlines() if line.strip()]
+    candidates = read_candidates(candidates_file).candidates
     answer_of = {candidate: i for i, candidate in enumerate(candidates)}
     train, development = peer_turns(trn, split), peer_turns(dev, split)
     vocabulary = sorted({word for memory, user, _ in train + development for line in [*memory, user] for word in line}
